@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * x86_64 page-table walk from the kernel's top-level table, over physical
+ * reads of a memory source.  Used to translate vmemmap addresses, so the
+ * physical frame behind every vmemmap page is known (shared tail vmemmap
+ * pages show up as the same frame) and /proc/kcore works.
+ * Caches the last page-table pages read: walking a vmemmap range in order
+ * costs about one PTE-table read per 2 MiB of vmemmap.
+ */
+#ifndef MMC_PGTABLE_H
+#define MMC_PGTABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mem.h"
+
+struct mmc_pgtable;
+
+/* top_pgt_phys: physical address of init_top_pgt; levels: 4 or 5. */
+struct mmc_error *mmc_pgtable_create(struct mmc_mem *mem, uint64_t top_pgt_phys,
+				     unsigned int levels,
+				     struct mmc_pgtable **out);
+void mmc_pgtable_destroy(struct mmc_pgtable *pgt);
+
+/*
+ * Translate vaddr.  *mapped=false (and NULL returned) when a table entry is
+ * not present.  *page_size is the size of the mapping that covers it (4K,
+ * 2M, 1G), so callers can read a whole huge mapping at once.  An error when
+ * a page table itself cannot be read (NODATA: the dump lacks it).
+ */
+struct mmc_error *mmc_pgtable_translate(struct mmc_pgtable *pgt, uint64_t vaddr,
+					bool *mapped, uint64_t *paddr,
+					uint64_t *page_size);
+
+#endif
