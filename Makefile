@@ -67,7 +67,10 @@ crash-ext:
 
 # The test runner: TAP via prove.  MMC_BUILD tells the .t scripts which
 # build to exercise.
-check: check-normal check-san
+check:
+	scripts/setup-deps.sh
+	$(MAKE) check-normal
+	$(MAKE) check-san
 
 check-normal: all unit
 	MMC_BUILD=$(abspath $(B)) prove -v --timer $(UNIT_BIN) tests/*.t

@@ -40,8 +40,11 @@ struct mmc_diff_range {
 	uint64_t not_init;			/* NOT_INIT on either side */
 	uint64_t vframes_differing;
 	enum mmc_verdict verdict;
-	size_t nfields;
+	size_t nfields;		/* "(range only in a)"/"(range only in b)" for unmatched */
 	struct mmc_diff_field_count fields[MMC_DIFF_MAX_FIELDS];
+	/* Addition: vmemmap frames UNREADABLE on either side (verdict at best
+	 * INCOMPLETE).  Placed last so existing members keep their order. */
+	uint64_t vframes_unreadable;
 };
 
 /* A differing page, for the first N detailed pages. */
@@ -63,8 +66,8 @@ struct mmc_diff_group {
 };
 
 struct mmc_diff_opts {
-	size_t max_pages;	/* detailed pages kept (default 20) */
-	size_t max_groups;	/* groups kept (default 200) */
+	size_t max_pages;	/* detailed pages kept (0: default 20) */
+	size_t max_groups;	/* groups kept (0: default 200) */
 };
 
 struct mmc_diff_result {

@@ -12,6 +12,7 @@
 #ifndef MMC_NORMALISE_H
 #define MMC_NORMALISE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,24 @@ void mmc_norm_page(struct mmc_norm *norm, uint64_t pfn, const uint8_t *bytes,
 /* true if the slot holds only integer members (flags, _mapcount/_refcount)
  * and is always MMC_V_RAW. */
 bool mmc_norm_slot_is_raw(const struct mmc_norm *norm, unsigned int slot);
+
+/*
+ * Additions (normaliser engineer):
+ * true if a first-appearance number could not be allocated, so some pointer
+ * was kept MMC_V_RAW instead of MMC_V_OBJ (the image is still comparable,
+ * but may show differences that are not there: report it).
+ */
+bool mmc_norm_failed(const struct mmc_norm *norm);
+/* How many distinct MMC_V_OBJ targets were numbered so far. */
+size_t mmc_norm_obj_count(const struct mmc_norm *norm);
+/*
+ * true if `raw` is a 7.x mask-encoded compound_info of a tail page
+ * (GENMASK(63, order + log2(struct_page_size)) | 1, CONFIG_HUGETLB_PAGE_
+ * OPTIMIZE_VMEMMAP with a power-of-2 struct page); *order is set if non-NULL.
+ * Such values are kept MMC_V_RAW (they are boot-independent).
+ */
+bool mmc_compound_info_is_mask(uint32_t struct_page_size, uint64_t raw,
+			       unsigned int *order);
 
 /* Equality used by diff and run compression: cls, off, v (not raw). */
 static inline int mmc_nval_equal(const struct mmc_nval *a, const struct mmc_nval *b)

@@ -32,6 +32,9 @@ struct mmc_page_view {
 	struct mmc_nval private_;
 	int32_t mapcount, refcount;
 	struct mmc_nval lru_next, lru_prev;
+	/* additions: */
+	bool have_pgmap;		/* pgmap is meaningful: not a tail, member known */
+	bool compound_mask;		/* tail with a 7.x mask-encoded compound_info */
 };
 
 /* Fields of page[1] / page[2] of a folio (from the head's next two records). */
@@ -58,6 +61,16 @@ void mmc_folio_decode(const struct mmc_layout *layout, const struct mmc_geom *ge
  * false if the member is not found or lies in a non-RAW slot. */
 bool mmc_nrec_member_u64(const struct mmc_layout *layout, const struct mmc_nrec *rec,
 			 enum mmc_member_id id, uint32_t base_offset, uint64_t *value);
+
+/*
+ * Head pfn of a tail from its normalised compound_head / compound_info:
+ * PAGE(delta, off 1) (head + 1), or a RAW 7.x mask (GENMASK(63, order +
+ * log2(sizeof(struct page))) | 1, applied to the tail's own address).
+ * false if the value is neither (not a tail, or corrupt).
+ */
+bool mmc_compound_info_head_pfn(const struct mmc_geom *geom, uint64_t pfn,
+				const struct mmc_nval *compound_head,
+				uint64_t *head_pfn);
 
 /* "PG_reserved|PG_head" into buf (names from enum pageflags). */
 void mmc_format_pgflags(const struct mmc_layout *layout, uint64_t pgflags,

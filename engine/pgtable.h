@@ -33,4 +33,14 @@ struct mmc_error *mmc_pgtable_translate(struct mmc_pgtable *pgt, uint64_t vaddr,
 					bool *mapped, uint64_t *paddr,
 					uint64_t *page_size);
 
+/*
+ * Physical-address bits of a table entry (default bits 12..51).  Clear the
+ * SME/TDX encryption bit here when the kernel runs with memory encryption
+ * (sme_me_mask from the kernel): otherwise it reads as an address bit.
+ * Bits below 12 are ignored.
+ */
+void mmc_pgtable_set_phys_mask(struct mmc_pgtable *pgt, uint64_t mask);
+/* Page-table pages read from the memory source so far (cache misses). */
+uint64_t mmc_pgtable_table_reads(const struct mmc_pgtable *pgt);
+
 #endif

@@ -34,4 +34,25 @@ void mmc_report_lint(FILE *out, const struct mmc_snapshot *snap,
 /* JSON string escaping helper shared by renderers. */
 void mmc_json_string(FILE *out, const char *s);
 
+/*
+ * Shared between the renderers (report.c: text and the sentences;
+ * report_json.c: JSON, KTAP, JUnit).  Not for front ends.
+ */
+/* The diff's first line, e.g. "identical: 262144 pages in 7 ranges, nothing
+ * unread" (no newline); the lint's, "clean: N pages in M ranges". */
+void mmc_report_diff_sentence(const struct mmc_diff_result *res, char *buf, size_t size);
+void mmc_report_lint_sentence(const struct mmc_snapshot *snap,
+			      const struct mmc_lint_result *res, char *buf, size_t size);
+/* "devdax", "fsdax", "private", "coherent", "p2pdma" from "MEMORY_DEVICE_*". */
+const char *mmc_report_type_short(const char *type_name);
+/* Type name of the pgmap owning range `range` of snap ("" if none). */
+const char *mmc_report_range_type(const struct mmc_snapshot *snap, int64_t range);
+void mmc_report_ranges_other(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt);
+void mmc_report_show_json(FILE *out, const struct mmc_snapshot *snap, long range);
+void mmc_report_diff_other(FILE *out, const struct mmc_snapshot *a,
+			   const struct mmc_snapshot *b,
+			   const struct mmc_diff_result *res, enum mmc_format fmt);
+void mmc_report_lint_other(FILE *out, const struct mmc_snapshot *snap,
+			   const struct mmc_lint_result *res, enum mmc_format fmt);
+
 #endif

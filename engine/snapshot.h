@@ -105,4 +105,45 @@ void mmc_snapshot_range_vframe(const struct mmc_snapshot *snap, size_t range,
 struct mmc_error *mmc_snapshot_save(const struct mmc_snapshot *snap, const char *path);
 struct mmc_error *mmc_snapshot_load(const char *path, struct mmc_snapshot **out);
 
+/*
+ * Additions (snapshot module).
+ *
+ * Whole runs: append `count` records first + i * stride (v and raw of every
+ * slot; for MMC_V_RAW slots stride v must equal stride raw).  Always starts a
+ * new run (never merged with the previous one), so a loaded file keeps its
+ * runs exactly.  The next mmc_snapshot_append() may extend it.
+ */
+struct mmc_error *mmc_snapshot_append_run(struct mmc_snapshot *snap,
+					  const struct mmc_nrec *first,
+					  const struct mmc_nrec *stride,
+					  uint64_t count);
+/* vframe runs: share_back, dev_off and paddr grow by stride's each step. */
+struct mmc_error *mmc_snapshot_append_vframe_run(struct mmc_snapshot *snap,
+						 const struct mmc_vframe *first,
+						 const struct mmc_vframe *stride,
+						 uint64_t count);
+size_t mmc_snapshot_range_nvframe_runs(const struct mmc_snapshot *snap, size_t range);
+void mmc_snapshot_range_vframe_run(const struct mmc_snapshot *snap, size_t range,
+				   size_t run, uint64_t *first_index,
+				   uint64_t *count, struct mmc_vframe *first,
+				   struct mmc_vframe *stride);
+/* Record i of a run (wrapping arithmetic, as the encoder uses). */
+void mmc_nrec_run_at(const struct mmc_nrec *first, const struct mmc_nrec *stride,
+		     uint64_t i, struct mmc_nrec *out);
+/* Index of the run of `range` holding pfn; false if pfn is not in range. */
+bool mmc_snapshot_find_run(const struct mmc_snapshot *snap, size_t range,
+			   uint64_t pfn, size_t *run);
+/* Replace the info block (the loader restores the saved one). */
+void mmc_snapshot_set_info(struct mmc_snapshot *snap,
+			   const struct mmc_snapshot_info *info);
+/* Exact equality of info, geometry, pgmaps, ranges, runs (v and raw) and
+ * vframe runs; the layouts are compared by fingerprint.  For tests. */
+bool mmc_snapshot_equal_content(const struct mmc_snapshot *a,
+				const struct mmc_snapshot *b);
+/* Bytes of heap the snapshot holds for runs (O(runs), for tests/bench). */
+size_t mmc_snapshot_mem_bytes(const struct mmc_snapshot *snap);
+
+#define MMC_SNAPSHOT_MAGIC "MMCSNAP"	/* 8 bytes with the NUL */
+#define MMC_SNAPSHOT_VERSION 1
+
 #endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Discovery: every ZONE_DEVICE pgmap of a kernel image and its ranges, from
+ * the kernel's own pgmap_array xarray (mm/memremap.c), with which pfns each
+ * init path writes: the altmap reserve is never written, the altmap "free"
+ * pfns (that hold the memmap itself) are initialised by memmap_init_range(),
+ * the rest by memmap_init_zone_device().
+ */
+#ifndef MMC_DISCOVER_H
+#define MMC_DISCOVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel.h"
+#include "nrec.h"
+
+#define MMC_MAX_PGMAP_RANGES 64
+
+struct mmc_dpgmap {
+	struct mmc_spgmap info;		/* owner/ops left RAW until normalised */
+	uint64_t owner_raw, ops_raw;
+	uint64_t range_start[MMC_MAX_PGMAP_RANGES];	/* bytes, inclusive end below */
+	uint64_t range_end[MMC_MAX_PGMAP_RANGES];
+};
+
+struct mmc_discovery {
+	size_t npgmaps;
+	struct mmc_dpgmap *pgmaps;	/* sorted by first range start */
+	size_t nranges;
+	struct mmc_srange *ranges;	/* sorted by start_pfn */
+};
+
+struct mmc_error *mmc_discover(struct mmc_kernel *k, struct mmc_discovery **out);
+void mmc_discovery_destroy(struct mmc_discovery *d);
+
+#endif

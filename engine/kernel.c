@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Opening a kernel image and deriving its geometry.
+ *
+ * x86_64 address-space constants below are the architecture's ABI
+ * (Documentation/arch/x86/x86_64/mm.rst), not struct layout: they are the
+ * same for every kernel version this tool reads.
+ */
+#include "kernel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define X86_64_START_KERNEL_MAP	0xffffffff80000000ULL
+#define X86_64_MODULES_END	0xffffffffff000000ULL
+#define X86_64_POISON_DELTA	0xdead000000000000ULL	/* CONFIG_ILLEGAL_POINTER_VALUE */
+#define X86_64_DEFAULT_IMAGE_SIZE (1ULL << 30)
+#define X86_64_VMALLOC_SIZE_L4	(32ULL << 40)
+#define X86_64_VMALLOC_SIZE_L5	(12800ULL << 40)
+
+uint64_t mmc_kernel_sym(const struct mmc_kernel *k, enum mmc_symbol_id id)
+{
+	return k->layout->sym[id] + k->geom.kaslr_offset;
+}
+
+struct mmc_error *mmc_kernel_read_u64(struct mmc_kernel *k, uint64_t kaddr,
+				      uint64_t *value)
+{
+	return mmc_mem_read_u64(k->mem, MMC_KVADDR, kaddr, value);
+}
+
+static unsigned int order_base_2(uint64_t n)
+{
+	unsigned int shift = 0;
+
+	while ((1ULL << shift) < n)
+		shift++;
+	return shift;
+}
+
+struct mmc_error *mmc_geom_flags_layout(const struct mmc_layout *layout,
+					struct mmc_geom *geom)
+{
+	int64_t nr_zones, nr_pageflags;
+	unsigned int zones_shift, nodes_shift;
+
+	if (!mmc_layout_enum_value(layout, MMC_ENUM_ZONE_TYPE, "__MAX_NR_ZONES",
+				   &nr_zones) ||
+	    nr_zones <= 0 || nr_zones > 8)
+		return mmc_error_create(MMC_ERR_LAYOUT, layout->source,
+					"enum zone_type has no usable __MAX_NR_ZONES");
+	if (!mmc_layout_enum_value(layout, MMC_ENUM_PAGEFLAGS, "__NR_PAGEFLAGS",
+				   &nr_pageflags) ||
+	    nr_pageflags <= 0 || nr_pageflags >= 64)
+		return mmc_error_create(MMC_ERR_LAYOUT, layout->source,
+					"enum pageflags has no usable __NR_PAGEFLAGS");
+	/* include/linux/page-flags-layout.h: ZONES_SHIFT from MAX_NR_ZONES */
+	zones_shift = nr_zones <= 1 ? 0 : order_base_2((uint64_t)nr_zones);
+	nodes_shift = order_base_2(layout->max_numnodes ? layout->max_numnodes : 1);
+	geom->nr_pageflags = (uint32_t)nr_pageflags;
+	geom->zones_width = zones_shift;
+	/*
+	 * SPARSEMEM_VMEMMAP: no section bits; the node bits sit at the top
+	 * when they fit beside the page flags, else the node lives elsewhere.
+	 */
+	if (zones_shift + nodes_shift <= 64 - (uint32_t)nr_pageflags)
+		geom->nodes_width = nodes_shift;
+	else
+		geom->nodes_width = 0;
+	geom->nodes_pgshift = 64 - geom->nodes_width;
+	geom->zones_pgshift = geom->nodes_pgshift - geom->zones_width;
+	return NULL;
+}
+
+static struct mmc_error *check_identity(struct mmc_kernel *k)
+{
+	const struct mmc_layout *l = k->layout;
+	const char *release, *build_id;
+	size_t n;
+
+	if (!k->vmcoreinfo)
+		return NULL;
+	release = mmc_vmcoreinfo_get(k->vmcoreinfo, "OSRELEASE");
+	if (release && l->release[0] && strcmp(release, l->release) != 0)
+		return mmc_error_create(MMC_ERR_MISMATCH, k->dump_path,
+					"kernel release %s does not match %s (release %s)",
+					release, l->source, l->release);
+	build_id = mmc_vmcoreinfo_get(k->vmcoreinfo, "BUILD-ID");
+	if (build_id && l->build_id[0]) {
+		/* VMCOREINFO may hold a prefix (20 bytes) of a longer id. */
+		n = strlen(build_id);
+		if (n > strlen(l->build_id))
+			n = strlen(l->build_id);
+		if (n == 0 || strncasecmp(build_id, l->build_id, n) != 0)
+			return mmc_error_create(MMC_ERR_MISMATCH, k->dump_path,
+						"build-id %s does not match %s (build-id %s)",
+						build_id, l->source, l->build_id);
+	}
+	return NULL;
+}
+
+static struct mmc_error *derive_offsets(struct mmc_kernel *k,
+					const struct mmc_kernel_hints *hints)
+{
+	const struct mmc_layout *l = k->layout;
+	uint64_t v, stext;
+	bool have_offset = false;
+
+	if (hints && hints->have_kaslr_offset) {
+		k->geom.kaslr_offset = hints->kaslr_offset;
+		have_offset = true;
+	} else if (k->vmcoreinfo &&
+		   mmc_vmcoreinfo_number(k->vmcoreinfo, "KERNELOFFSET", &v)) {
+		k->geom.kaslr_offset = v;
+		have_offset = true;
+	}
+	if (k->vmcoreinfo &&
+	    mmc_vmcoreinfo_number(k->vmcoreinfo, "SYMBOL(_stext)", &stext) &&
+	    l->sym_found[MMC_SYM_STEXT]) {
+		if (!have_offset) {
+			k->geom.kaslr_offset = stext - l->sym[MMC_SYM_STEXT];
+			have_offset = true;
+		} else if (stext != l->sym[MMC_SYM_STEXT] + k->geom.kaslr_offset) {
+			return mmc_error_at(MMC_ERR_MISMATCH, k->dump_path, stext,
+					    "_stext is here, but %s puts it at 0x%llx + KERNELOFFSET 0x%llx: not the same kernel",
+					    l->source,
+					    (unsigned long long)l->sym[MMC_SYM_STEXT],
+					    (unsigned long long)k->geom.kaslr_offset);
+		}
+	}
+	if (!have_offset)
+		k->geom.kaslr_offset = 0;
+
+	if (hints && hints->have_phys_base)
+		k->phys_base = hints->phys_base;
+	else if (k->vmcoreinfo &&
+		 mmc_vmcoreinfo_number(k->vmcoreinfo, "NUMBER(phys_base)", &v))
+		k->phys_base = v;
+	else
+		return mmc_error_create(MMC_ERR_INPUT, k->dump_path,
+					"no VMCOREINFO NUMBER(phys_base): cannot find the kernel page tables");
+	return NULL;
+}
+
+static struct mmc_error *read_geometry(struct mmc_kernel *k)
+{
+	struct mmc_geom *g = &k->geom;
+	struct mmc_error *err;
+	uint64_t l5 = 0, image_size = X86_64_DEFAULT_IMAGE_SIZE, physbits = 46;
+	uint64_t top;
+
+	g->page_size = (uint32_t)k->mem->page_size;
+	g->struct_page_size = (uint32_t)k->layout->size[MMC_SIZE_PAGE];
+	if (g->struct_page_size == 0 || g->struct_page_size % 8 ||
+	    g->struct_page_size / 8 > MMC_MAX_SLOTS)
+		return mmc_error_create(MMC_ERR_LAYOUT, k->layout->source,
+					"unsupported sizeof(struct page) = %u",
+					g->struct_page_size);
+	if (k->vmcoreinfo) {
+		mmc_vmcoreinfo_number(k->vmcoreinfo, "NUMBER(pgtable_l5_enabled)", &l5);
+		mmc_vmcoreinfo_number(k->vmcoreinfo, "NUMBER(KERNEL_IMAGE_SIZE)", &image_size);
+		mmc_vmcoreinfo_number(k->vmcoreinfo, "NUMBER(MAX_PHYSMEM_BITS)", &physbits);
+	}
+	err = mmc_kernel_read_u64(k, mmc_kernel_sym(k, MMC_SYM_VMEMMAP_BASE),
+				  &g->vmemmap_base);
+	if (!err)
+		err = mmc_kernel_read_u64(k, mmc_kernel_sym(k, MMC_SYM_PAGE_OFFSET_BASE),
+					  &g->page_offset_base);
+	if (!err)
+		err = mmc_kernel_read_u64(k, mmc_kernel_sym(k, MMC_SYM_VMALLOC_BASE),
+					  &g->vmalloc_base);
+	if (err)
+		return mmc_error_prefix(err, "reading vmemmap_base/page_offset_base/vmalloc_base");
+	if (physbits < 32 || physbits > 52)
+		physbits = 46;
+	g->vmemmap_end = g->vmemmap_base +
+		((1ULL << physbits) / g->page_size) * g->struct_page_size;
+	g->direct_map_end = g->page_offset_base + (1ULL << physbits);
+	g->vmalloc_end = g->vmalloc_base +
+		(l5 ? X86_64_VMALLOC_SIZE_L5 : X86_64_VMALLOC_SIZE_L4);
+	g->kimage_start = mmc_kernel_sym(k, MMC_SYM_TEXT);
+	g->kimage_end = mmc_kernel_sym(k, MMC_SYM_END);
+	g->module_start = X86_64_START_KERNEL_MAP + image_size;
+	g->module_end = X86_64_MODULES_END;
+	g->poison_pointer_delta = X86_64_POISON_DELTA;
+	if ((g->vmemmap_base >> 63) == 0 || (g->page_offset_base >> 63) == 0)
+		return mmc_error_create(MMC_ERR_MISMATCH, k->dump_path,
+					"vmemmap_base 0x%llx / page_offset_base 0x%llx are not kernel addresses: wrong vmlinux for this dump?",
+					(unsigned long long)g->vmemmap_base,
+					(unsigned long long)g->page_offset_base);
+	err = mmc_geom_flags_layout(k->layout, g);
+	if (err)
+		return err;
+	/*
+	 * __pa_symbol(x) = x - __START_KERNEL_map + phys_base, with x the
+	 * relocated address; phys_base already accounts for where the image
+	 * was loaded, and KASLR moves the virtual address by the same offset
+	 * the kernel subtracted from phys_base.
+	 */
+	top = mmc_kernel_sym(k, MMC_SYM_INIT_TOP_PGT) - X86_64_START_KERNEL_MAP +
+	      k->phys_base;
+	return mmc_pgtable_create(k->mem, top, l5 ? 5 : 4, &k->pgt);
+}
+
+struct mmc_error *mmc_kernel_create(struct mmc_layout *layout, struct mmc_mem *mem,
+				    const struct mmc_kernel_hints *hints,
+				    struct mmc_kernel **out)
+{
+	struct mmc_kernel *k;
+	struct mmc_error *err;
+
+	*out = NULL;
+	k = calloc(1, sizeof(*k));
+	if (!k) {
+		mmc_layout_destroy(layout);
+		mmc_mem_destroy(mem);
+		return mmc_error_nomem();
+	}
+	k->layout = layout;
+	k->mem = mem;
+	k->dump_path = strdup(mem->path ? mem->path : "memory");
+	if (!k->dump_path) {
+		err = mmc_error_nomem();
+		goto fail;
+	}
+	err = mmc_layout_check(layout);
+	if (err)
+		goto fail;
+	if (mem->vmcoreinfo) {
+		err = mmc_vmcoreinfo_parse(mem->vmcoreinfo, mem->path, &k->vmcoreinfo);
+		if (err)
+			goto fail;
+	}
+	err = check_identity(k);
+	if (!err)
+		err = derive_offsets(k, hints);
+	if (!err)
+		err = read_geometry(k);
+	if (err)
+		goto fail;
+	*out = k;
+	return NULL;
+fail:
+	mmc_kernel_destroy(k);
+	return err;
+}
+
+static bool is_elf(const char *path)
+{
+	unsigned char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool elf = false;
+
+	if (fd < 0)
+		return false;
+	if (read(fd, magic, 4) == 4)
+		elf = memcmp(magic, "\177ELF", 4) == 0;
+	close(fd);
+	return elf;
+}
+
+struct mmc_error *mmc_kernel_open(const char *kernel_path, const char *dump,
+				  bool live, struct mmc_kernel **out)
+{
+	struct mmc_layout *layout = NULL;
+	struct mmc_mem *mem = NULL;
+	struct mmc_error *err;
+
+	*out = NULL;
+	if (access(kernel_path, R_OK) != 0)
+		return mmc_error_os(errno, kernel_path, "open");
+	if (is_elf(kernel_path))
+		err = mmc_layout_from_dwarf(kernel_path, &layout);
+	else
+		err = mmc_layout_load(kernel_path, &layout);
+	if (err)
+		return err;
+	if (live)
+		err = mmc_mem_open_kcore(dump, &mem);
+	else
+		err = mmc_mem_open_kdump(dump, &mem);
+	if (err) {
+		mmc_layout_destroy(layout);
+		return err;
+	}
+	err = mmc_kernel_create(layout, mem, NULL, out);
+	if (!err) {
+		(*out)->kernel_path = strdup(kernel_path);
+		if (!(*out)->kernel_path) {
+			mmc_kernel_destroy(*out);
+			*out = NULL;
+			err = mmc_error_nomem();
+		}
+	}
+	return err;
+}
+
+void mmc_kernel_destroy(struct mmc_kernel *k)
+{
+	if (!k)
+		return;
+	mmc_pgtable_destroy(k->pgt);
+	mmc_vmcoreinfo_destroy(k->vmcoreinfo);
+	mmc_mem_destroy(k->mem);
+	mmc_layout_destroy(k->layout);
+	free(k->kernel_path);
+	free(k->dump_path);
+	free(k);
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Memory source front half: the exact-read helpers every caller uses, over
+ * whatever backend (libkdumpfile, kcore, crash readmem) filled the ops.
+ */
+#include "mem.h"
+
+#include <stdlib.h>
+
+struct mmc_error *mmc_mem_read(struct mmc_mem *mem, enum mmc_space space,
+			       uint64_t addr, void *buf, size_t len)
+{
+	unsigned char *p = buf;
+	size_t total = 0;
+
+	/*
+	 * Backends may legitimately return short reads (e.g. a read that
+	 * crosses a segment boundary is split), so keep asking until all
+	 * of it is there or the backend says why not.
+	 */
+	while (total < len) {
+		struct mmc_error *err;
+		size_t done = 0;
+
+		err = mem->ops->read(mem->priv, space, addr + total,
+				     p + total, len - total, &done);
+		if (err)
+			return err;
+		if (done == 0 || done > len - total)
+			return mmc_error_at(MMC_ERR_INTERNAL, mem->path,
+					    addr + total,
+					    "memory backend returned %zu of %zu bytes without an error",
+					    done, len - total);
+		total += done;
+	}
+	return NULL;
+}
+
+struct mmc_error *mmc_mem_read_u64(struct mmc_mem *mem, enum mmc_space space,
+				   uint64_t addr, uint64_t *value)
+{
+	unsigned char b[8];
+	struct mmc_error *err;
+	uint64_t v = 0;
+	int i;
+
+	err = mmc_mem_read(mem, space, addr, b, sizeof(b));
+	if (err)
+		return err;
+	/* The target is x86_64: little-endian whatever the host is. */
+	for (i = 7; i >= 0; i--)
+		v = (v << 8) | b[i];
+	*value = v;
+	return NULL;
+}
+
+void mmc_mem_destroy(struct mmc_mem *mem)
+{
+	if (!mem)
+		return;
+	if (mem->ops && mem->ops->destroy)
+		mem->ops->destroy(mem->priv);
+	free(mem->path);
+	free(mem->vmcoreinfo);
+	free(mem);
+}

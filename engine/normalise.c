@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Normaliser: raw struct page bytes -> struct mmc_nrec.
+ *
+ * Every slot of a struct page is kept.  A slot is either one of the integer
+ * slots (flags, _mapcount/_refcount), compared verbatim, or treated as a
+ * possible pointer and classified by where it points: NULL, its own struct
+ * page (SELF), another struct page (PAGE: pfn delta + byte offset), a
+ * dev_pagemap of the image (PGMAP: index + offset), a poison value (POISON),
+ * another kernel object (OBJ: numbered by first appearance in this image), or
+ * nothing the kernel maps (RAW).  None of these depend on where the kernel
+ * happened to put things in one boot, and none of them merges two different
+ * pointer structures into one value.
+ *
+ * compound_head / compound_info of a tail page
+ * --------------------------------------------
+ * Up to 7.x the tail stores head + 1; it lies in the vmemmap, so it becomes
+ * PAGE(v = head pfn - own pfn, off = 1) like any other struct page pointer.
+ *
+ * Since "mm: rework compound_head() for power-of-2 sizeof(struct page)"
+ * (7.x), a kernel with CONFIG_HUGETLB_PAGE_OPTIMIZE_VMEMMAP and a power-of-2
+ * struct page stores instead a mask (compound_info_has_mask()):
+ *
+ *	set_compound_head(): info = GENMASK(63, order + log2(sizeof(page))) | 1
+ *	_compound_head():    head = (unsigned long)page & info
+ *
+ * That value is the same in every boot (it depends only on the order and
+ * sizeof(struct page)), so it is kept as MMC_V_RAW: two boots compare equal,
+ * a pointer-encoded tail and a mask-encoded tail compare unequal (a real
+ * change of state), and the head pfn is recovered by the decoder from the
+ * raw mask, the pfn and geom->vmemmap_base (mmc_compound_info_head_pfn() in
+ * page_decode.c).  The mask is recognised only in the compound_head slot and
+ * only before the generic classification, because for large orders its value
+ * (e.g. 0xfffffffffe000001) falls inside the module range and would
+ * otherwise be numbered as an object.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "normalise.h"
+
+/* Poison values are POISON_POINTER_DELTA + a small constant (poison.h). */
+#define MMC_POISON_SPAN 0x1000
+/*
+ * Largest order a mask-encoded compound_info is accepted for (x86_64's
+ * MAX_FOLIO_ORDER is PUD_ORDER 18).  The cap keeps the mask far above any
+ * vmemmap, direct map or vmalloc address.
+ */
+#define MMC_MASK_MAX_ORDER 24
+
+struct mmc_obj_entry {
+	uint64_t raw;
+	uint32_t number;
+	bool used;
+};
+
+struct mmc_norm {
+	const struct mmc_layout *layout;
+	struct mmc_geom geom;
+	uint64_t *pgmap_kaddrs;
+	size_t npgmaps;
+	uint64_t pgmap_size;
+	unsigned int nslots;
+	bool raw_slot[MMC_MAX_SLOTS];
+	bool have_compound_slot;
+	unsigned int compound_slot;
+	/* first-appearance numbering of OBJ pointers: open addressing */
+	struct mmc_obj_entry *objs;
+	size_t obj_cap;		/* power of 2 */
+	size_t obj_count;
+	bool obj_failed;	/* the table could not grow: see mmc_norm_failed() */
+};
+
+static uint64_t mmc_norm_hash(uint64_t x)
+{
+	/* splitmix64 finaliser: kernel pointers differ mostly in middle bits */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+static struct mmc_obj_entry *mmc_norm_obj_slot(struct mmc_obj_entry *tab,
+					       size_t cap, uint64_t raw)
+{
+	size_t i = mmc_norm_hash(raw) & (cap - 1);
+
+	while (tab[i].used && tab[i].raw != raw)
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+static bool mmc_norm_obj_grow(struct mmc_norm *norm)
+{
+	size_t cap = norm->obj_cap ? norm->obj_cap * 2 : 256;
+	struct mmc_obj_entry *tab;
+	size_t i;
+
+	if (cap < norm->obj_cap)
+		return false;
+	tab = calloc(cap, sizeof(*tab));
+	if (!tab)
+		return false;
+	for (i = 0; i < norm->obj_cap; i++) {
+		if (norm->objs[i].used)
+			*mmc_norm_obj_slot(tab, cap, norm->objs[i].raw) =
+				norm->objs[i];
+	}
+	free(norm->objs);
+	norm->objs = tab;
+	norm->obj_cap = cap;
+	return true;
+}
+
+/*
+ * Number of `raw` in first-appearance order.  If the table cannot grow the
+ * context remembers it (mmc_norm_failed()) and the caller keeps the value
+ * RAW, which can only make two images differ, never hide a difference.
+ */
+static bool mmc_norm_obj_number(struct mmc_norm *norm, uint64_t raw,
+				uint32_t *number)
+{
+	struct mmc_obj_entry *e;
+
+	if (norm->obj_failed)
+		return false;
+	if ((norm->obj_count + 1) * 2 > norm->obj_cap &&
+	    !mmc_norm_obj_grow(norm)) {
+		norm->obj_failed = true;
+		return false;
+	}
+	e = mmc_norm_obj_slot(norm->objs, norm->obj_cap, raw);
+	if (!e->used) {
+		e->used = true;
+		e->raw = raw;
+		e->number = (uint32_t)norm->obj_count++;
+	}
+	*number = e->number;
+	return true;
+}
+
+static void mmc_norm_mark_raw(struct mmc_norm *norm, enum mmc_member_id id)
+{
+	const struct mmc_member *m = &norm->layout->member[id];
+	uint32_t first, last;
+
+	if (!m->found || m->size == 0)
+		return;
+	first = m->offset / 8;
+	last = (m->offset + m->size - 1) / 8;
+	for (; first <= last && first < norm->nslots; first++)
+		norm->raw_slot[first] = true;
+}
+
+struct mmc_error *mmc_norm_create(const struct mmc_layout *layout,
+				  const struct mmc_geom *geom,
+				  const uint64_t *pgmap_kaddrs, size_t npgmaps,
+				  struct mmc_norm **out)
+{
+	struct mmc_norm *norm;
+	const struct mmc_member *ch;
+
+	*out = NULL;
+	if (geom->struct_page_size == 0 || geom->struct_page_size % 8 ||
+	    geom->struct_page_size / 8 > MMC_MAX_SLOTS)
+		return mmc_error_create(MMC_ERR_LAYOUT, layout->source,
+					"sizeof(struct page) = %u: not a multiple of 8 up to %u",
+					geom->struct_page_size, MMC_MAX_SLOTS * 8);
+	if (layout->size_found[MMC_SIZE_PAGE] &&
+	    layout->size[MMC_SIZE_PAGE] != geom->struct_page_size)
+		return mmc_error_create(MMC_ERR_MISMATCH, layout->source,
+					"sizeof(struct page) %llu in the layout, %u in the image",
+					(unsigned long long)layout->size[MMC_SIZE_PAGE],
+					geom->struct_page_size);
+
+	norm = calloc(1, sizeof(*norm));
+	if (!norm)
+		return mmc_error_nomem();
+	norm->layout = layout;
+	norm->geom = *geom;
+	norm->nslots = geom->struct_page_size / 8;
+	if (npgmaps) {
+		norm->pgmap_kaddrs = malloc(npgmaps * sizeof(*pgmap_kaddrs));
+		if (!norm->pgmap_kaddrs) {
+			free(norm);
+			return mmc_error_nomem();
+		}
+		memcpy(norm->pgmap_kaddrs, pgmap_kaddrs,
+		       npgmaps * sizeof(*pgmap_kaddrs));
+	}
+	norm->npgmaps = npgmaps;
+	/* Without the size a pgmap pointer still matches its first word. */
+	norm->pgmap_size = layout->size_found[MMC_SIZE_DEV_PAGEMAP] &&
+			   layout->size[MMC_SIZE_DEV_PAGEMAP] ?
+			   layout->size[MMC_SIZE_DEV_PAGEMAP] : 8;
+
+	/* flags is slot 0 by rule, wherever the member is reported */
+	norm->raw_slot[0] = true;
+	mmc_norm_mark_raw(norm, MMC_PAGE_FLAGS);
+	mmc_norm_mark_raw(norm, MMC_PAGE_MAPCOUNT);
+	mmc_norm_mark_raw(norm, MMC_PAGE_REFCOUNT);
+
+	ch = &layout->member[MMC_PAGE_COMPOUND_HEAD];
+	if (ch->found && ch->offset % 8 == 0 && ch->offset / 8 < norm->nslots) {
+		norm->have_compound_slot = true;
+		norm->compound_slot = ch->offset / 8;
+	}
+	*out = norm;
+	return NULL;
+}
+
+void mmc_norm_destroy(struct mmc_norm *norm)
+{
+	if (!norm)
+		return;
+	free(norm->objs);
+	free(norm->pgmap_kaddrs);
+	free(norm);
+}
+
+bool mmc_norm_failed(const struct mmc_norm *norm)
+{
+	return norm->obj_failed;
+}
+
+size_t mmc_norm_obj_count(const struct mmc_norm *norm)
+{
+	return norm->obj_count;
+}
+
+static bool mmc_in(uint64_t v, uint64_t start, uint64_t end)
+{
+	return start < end && v >= start && v < end;
+}
+
+static enum mmc_region mmc_norm_region(const struct mmc_geom *g, uint64_t v)
+{
+	if (mmc_in(v, g->page_offset_base, g->direct_map_end))
+		return MMC_R_DIRECT;
+	if (mmc_in(v, g->vmalloc_base, g->vmalloc_end))
+		return MMC_R_VMALLOC;
+	if (mmc_in(v, g->kimage_start, g->kimage_end))
+		return MMC_R_KIMAGE;
+	if (mmc_in(v, g->module_start, g->module_end))
+		return MMC_R_MODULE;
+	return MMC_R_NONE;
+}
+
+struct mmc_nval mmc_norm_value(struct mmc_norm *norm, uint64_t pfn, uint64_t raw)
+{
+	const struct mmc_geom *g = &norm->geom;
+	struct mmc_nval nv = { .cls = MMC_V_RAW, .v = (int64_t)raw, .raw = raw };
+	enum mmc_region region;
+	uint32_t number;
+	size_t i;
+
+	if (raw == 0) {
+		nv.cls = MMC_V_NULL;
+		nv.v = 0;
+		return nv;
+	}
+	if (g->poison_pointer_delta &&
+	    raw - g->poison_pointer_delta < MMC_POISON_SPAN) {
+		nv.cls = MMC_V_POISON;
+		nv.v = (int64_t)(raw - g->poison_pointer_delta);
+		return nv;
+	}
+	if (mmc_in(raw, g->vmemmap_base, g->vmemmap_end)) {
+		uint64_t rel = raw - g->vmemmap_base;
+		uint64_t target = rel / g->struct_page_size;
+
+		nv.off = (uint16_t)(rel % g->struct_page_size);
+		if (target == pfn) {
+			nv.cls = MMC_V_SELF;
+			nv.v = 0;
+		} else {
+			nv.cls = MMC_V_PAGE;
+			nv.v = (int64_t)(target - pfn);
+		}
+		return nv;
+	}
+	for (i = 0; i < norm->npgmaps; i++) {
+		uint64_t k = norm->pgmap_kaddrs[i];
+
+		if (raw >= k && raw - k < norm->pgmap_size) {
+			nv.cls = MMC_V_PGMAP;
+			nv.v = (int64_t)i;
+			nv.off = (uint16_t)(raw - k);
+			return nv;
+		}
+	}
+	region = mmc_norm_region(g, raw);
+	if (region != MMC_R_NONE && mmc_norm_obj_number(norm, raw, &number)) {
+		nv.cls = MMC_V_OBJ;
+		nv.region = (uint8_t)region;
+		nv.v = number;
+	}
+	return nv;
+}
+
+/*
+ * The 7.x mask form of compound_info (see the top of this file): bit 0 set,
+ * bits 1 .. shift-1 clear, bits shift .. 63 set, with shift = order +
+ * log2(sizeof(struct page)) and order >= 1.
+ */
+bool mmc_compound_info_is_mask(uint32_t struct_page_size, uint64_t raw,
+			       unsigned int *order)
+{
+	unsigned int page_shift = 0, shift;
+	uint64_t low;
+
+	if (struct_page_size == 0 ||
+	    (struct_page_size & (struct_page_size - 1)) || !(raw & 1))
+		return false;
+	while ((1u << page_shift) < struct_page_size)
+		page_shift++;
+	low = ~(raw & ~1ULL);	/* bits 1 .. shift-1 set, all else clear */
+	low |= 1;		/* now (1 << shift) - 1 */
+	if (low & (low + 1))
+		return false;
+	shift = (unsigned int)__builtin_popcountll(low);
+	if (shift <= page_shift || shift - page_shift > MMC_MASK_MAX_ORDER)
+		return false;
+	if (order)
+		*order = shift - page_shift;
+	return true;
+}
+
+static uint64_t mmc_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+void mmc_norm_page(struct mmc_norm *norm, uint64_t pfn, const uint8_t *bytes,
+		   enum mmc_page_role role, struct mmc_nrec *out)
+{
+	unsigned int i;
+
+	memset(out, 0, sizeof(*out));
+	out->state = MMC_PS_READ;
+	out->role = (uint8_t)role;
+	out->nslots = (uint8_t)norm->nslots;
+	for (i = 0; i < norm->nslots; i++) {
+		uint64_t raw = mmc_le64(bytes + 8 * i);
+		struct mmc_nval *nv = &out->slot[i];
+
+		if (norm->raw_slot[i] ||
+		    (norm->have_compound_slot && i == norm->compound_slot &&
+		     mmc_compound_info_is_mask(norm->geom.struct_page_size,
+					       raw, NULL))) {
+			nv->cls = MMC_V_RAW;
+			nv->v = (int64_t)raw;
+			nv->raw = raw;
+			continue;
+		}
+		*nv = mmc_norm_value(norm, pfn, raw);
+	}
+}
+
+bool mmc_norm_slot_is_raw(const struct mmc_norm *norm, unsigned int slot)
+{
+	return slot < norm->nslots && norm->raw_slot[slot];
+}

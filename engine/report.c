@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Human renderers in crash's style: fixed-width columns under uppercase
+ * headers (like `kmem -p`), addresses in bare 16-digit hex, pfns with 0x.
+ * JSON, KTAP and JUnit live in report_json.c; this file also builds the
+ * verdict sentences every format repeats.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "page_decode.h"
+#include "report.h"
+
+static const char *role_name(unsigned int role)
+{
+	switch (role) {
+	case MMC_ROLE_DEVICE: return "device";
+	case MMC_ROLE_ALTMAP: return "altmap";
+	case MMC_ROLE_RESERVE: return "reserve";
+	case MMC_ROLE_SHARED: return "shared";
+	}
+	return "?";
+}
+
+static const char *state_name(unsigned int state)
+{
+	switch (state) {
+	case MMC_PS_READ: return "read";
+	case MMC_PS_UNREADABLE: return "UNREADABLE";
+	case MMC_PS_UNMAPPED: return "UNMAPPED";
+	case MMC_PS_NOT_INIT: return "not-init";
+	}
+	return "?";
+}
+
+const char *mmc_report_type_short(const char *type_name)
+{
+	static const struct { const char *name, *short_name; } map[] = {
+		{ "MEMORY_DEVICE_GENERIC", "devdax" },
+		{ "MEMORY_DEVICE_FS_DAX", "fsdax" },
+		{ "MEMORY_DEVICE_PRIVATE", "private" },
+		{ "MEMORY_DEVICE_COHERENT", "coherent" },
+		{ "MEMORY_DEVICE_PCI_P2PDMA", "p2pdma" },
+	};
+
+	if (!type_name || !type_name[0])
+		return "unknown";
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(type_name, map[i].name) == 0)
+			return map[i].short_name;
+	return type_name;
+}
+
+const char *mmc_report_range_type(const struct mmc_snapshot *snap, int64_t range)
+{
+	const struct mmc_srange *sr;
+	const struct mmc_spgmap *pg;
+
+	if (!snap || range < 0 || (size_t)range >= mmc_snapshot_nranges(snap))
+		return "";
+	sr = mmc_snapshot_range(snap, (size_t)range);
+	if (sr->pgmap_index >= mmc_snapshot_npgmaps(snap))
+		return "";
+	pg = mmc_snapshot_pgmap(snap, sr->pgmap_index);
+	if (pg->type_name[0])
+		return pg->type_name;
+	return "";
+}
+
+/* ---- sentences ---- */
+
+static uint64_t diff_total_pages(const struct mmc_diff_result *res)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < res->nranges; i++)
+		total += res->ranges[i].end_pfn - res->ranges[i].start_pfn;
+	return total;
+}
+
+static size_t append(char *buf, size_t size, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static size_t append(char *buf, size_t size, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (len >= size)
+		return len;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return len;
+	len += (size_t)n;
+	return len < size ? len : size - 1;
+}
+
+/* "2 ranges (0x100000-0x110000, 0x200000-0x210000)" of unreadable ranges. */
+static size_t append_unread_ranges(const struct mmc_diff_result *res, char *buf,
+				   size_t size, size_t len)
+{
+	size_t nun = 0, shown = 0;
+
+	for (size_t i = 0; i < res->nranges; i++)
+		if (res->ranges[i].unreadable_a || res->ranges[i].unreadable_b)
+			nun++;
+	len = append(buf, size, len, "%zu range%s (", nun, nun == 1 ? "" : "s");
+	for (size_t i = 0; i < res->nranges; i++) {
+		const struct mmc_diff_range *r = &res->ranges[i];
+
+		if (!r->unreadable_a && !r->unreadable_b)
+			continue;
+		if (shown == 4) {
+			len = append(buf, size, len, ", ...");
+			break;
+		}
+		len = append(buf, size, len, "%s0x%" PRIx64 "-0x%" PRIx64 "%s%s",
+			     shown ? ", " : "", r->start_pfn, r->end_pfn,
+			     r->unreadable_a ? " base" : "",
+			     r->unreadable_b ? " patched" : "");
+		shown++;
+	}
+	return append(buf, size, len, ")");
+}
+
+void mmc_report_diff_sentence(const struct mmc_diff_result *res, char *buf, size_t size)
+{
+	uint64_t total = diff_total_pages(res);
+	size_t len = 0, ndiff = 0;
+
+	if (!size)
+		return;
+	buf[0] = 0;
+	for (size_t i = 0; i < res->nranges; i++)
+		if (res->ranges[i].verdict == MMC_DIFFERENT)
+			ndiff++;
+	switch (res->verdict) {
+	case MMC_IDENTICAL:
+		len = append(buf, size, len, "identical: %" PRIu64 " pages in %zu range%s, nothing unread",
+			     total, res->nranges, res->nranges == 1 ? "" : "s");
+		if (res->pages_not_init)
+			len = append(buf, size, len, " (%" PRIu64 " never-initialised altmap reserve pages not compared)",
+				     res->pages_not_init);
+		break;
+	case MMC_DIFFERENT:
+		len = append(buf, size, len, "different: %" PRIu64 " of %" PRIu64 " pages in %zu of %zu range%s differ",
+			     res->pages_differing, total, ndiff, res->nranges,
+			     res->nranges == 1 ? "" : "s");
+		if (res->npgmap_diffs)
+			len = append(buf, size, len, ", %zu pgmap difference%s", res->npgmap_diffs,
+				     res->npgmap_diffs == 1 ? "" : "s");
+		if (res->pages_unreadable) {
+			len = append(buf, size, len, "; %" PRIu64 " pages unreadable in ",
+				     res->pages_unreadable);
+			len = append_unread_ranges(res, buf, size, len);
+		}
+		break;
+	case MMC_INCOMPLETE:
+	default:
+		len = append(buf, size, len, "incomplete: %" PRIu64 " pages unreadable in ",
+			     res->pages_unreadable);
+		len = append_unread_ranges(res, buf, size, len);
+		len = append(buf, size, len, ", no difference in the %" PRIu64 " pages read",
+			     res->pages_compared);
+		break;
+	}
+}
+
+void mmc_report_lint_sentence(const struct mmc_snapshot *snap,
+			      const struct mmc_lint_result *res, char *buf, size_t size)
+{
+	size_t nranges = snap ? mmc_snapshot_nranges(snap) : 0;
+
+	if (!res->violations_total)
+		snprintf(buf, size, "clean: %" PRIu64 " pages in %zu range%s",
+			 res->pages_checked, nranges, nranges == 1 ? "" : "s");
+	else
+		snprintf(buf, size, "%" PRIu64 " violation%s in %zu rule%s (%" PRIu64 " pages in %zu range%s checked%s)",
+			 res->violations_total, res->violations_total == 1 ? "" : "s",
+			 res->nrules, res->nrules == 1 ? "" : "s",
+			 res->pages_checked, nranges, nranges == 1 ? "" : "s",
+			 res->incomplete ? ", incomplete" : "");
+}
+
+/* ---- ranges ---- */
+
+static void text_ranges(FILE *out, const struct mmc_snapshot *snap)
+{
+	size_t np = mmc_snapshot_npgmaps(snap), nr = mmc_snapshot_nranges(snap);
+	char buf[64];
+
+	fprintf(out, "PGMAPS\n");
+	fprintf(out, "  %3s  %-16s  %-26s  %10s  %5s  %8s  %-10s  %8s  %8s  %8s  %8s  %s\n",
+		"#", "DEV_PAGEMAP", "TYPE", "FLAGS", "SHIFT", "NR_RANGE",
+		"ALTMAP", "RESERVE", "FREE", "ALIGN", "ALLOC", "OWNER");
+	for (size_t i = 0; i < np; i++) {
+		const struct mmc_spgmap *pg = mmc_snapshot_pgmap(snap, i);
+
+		mmc_format_nval(&pg->owner, buf, sizeof(buf));
+		fprintf(out, "  %3zu  %016" PRIx64 "  %-26s  %#10" PRIx64 "  %5u  %8u  ",
+			i, pg->kaddr, pg->type_name[0] ? pg->type_name : "?", pg->flags,
+			pg->vmemmap_shift, pg->nr_range);
+		if (pg->has_altmap)
+			fprintf(out, "%#-10" PRIx64 "  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64,
+				pg->altmap_base_pfn, pg->altmap_reserve, pg->altmap_free,
+				pg->altmap_align, pg->altmap_alloc);
+		else
+			fprintf(out, "%-10s  %8s  %8s  %8s  %8s", "-", "-", "-", "-", "-");
+		fprintf(out, "  %s\n", buf);
+	}
+	fprintf(out, "\nRANGES\n");
+	fprintf(out, "  %3s  %-10s  %-10s  %8s  %5s  %5s  %-16s  %8s  %8s  %8s\n",
+		"#", "START_PFN", "END_PFN", "PAGES", "PGMAP", "RANGE", "VMEMMAP",
+		"RESERVE", "ALTMAP", "DEVICE");
+	for (size_t i = 0; i < nr; i++) {
+		const struct mmc_srange *r = mmc_snapshot_range(snap, i);
+		uint64_t pages = r->end_pfn - r->start_pfn;
+		uint64_t res_n = r->reserve_end > r->reserve_start ? r->reserve_end - r->reserve_start : 0;
+		uint64_t alt_n = r->altmap_end > r->altmap_start ? r->altmap_end - r->altmap_start : 0;
+
+		fprintf(out, "  %3zu  %#-10" PRIx64 "  %#-10" PRIx64 "  %8" PRIu64 "  %5u  %5u  %016" PRIx64
+			"  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64 "\n",
+			i, r->start_pfn, r->end_pfn, pages, r->pgmap_index, r->range_index,
+			r->vmemmap_start, res_n, alt_n, pages - res_n - alt_n);
+		if (res_n)
+			fprintf(out, "       reserve pfns 0x%" PRIx64 "-0x%" PRIx64 " (never written)\n",
+				r->reserve_start, r->reserve_end);
+		if (alt_n)
+			fprintf(out, "       altmap pfns  0x%" PRIx64 "-0x%" PRIx64 " (memmap_init_range)\n",
+				r->altmap_start, r->altmap_end);
+	}
+}
+
+void mmc_report_ranges(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt)
+{
+	if (fmt == MMC_FMT_TEXT)
+		text_ranges(out, snap);
+	else
+		mmc_report_ranges_other(out, snap, fmt);
+}
+
+/* ---- show ---- */
+
+static void print_folio(FILE *out, const struct mmc_snapshot *snap, size_t range,
+			uint64_t pfn, const struct mmc_nrec *head)
+{
+	const struct mmc_layout *layout = mmc_snapshot_layout(snap);
+	const struct mmc_geom *geom = mmc_snapshot_geom(snap);
+	struct mmc_nrec recs[3];
+	struct mmc_folio_view fv;
+	size_t n = 1;
+	char a[64], b[64];
+
+	recs[0] = *head;
+	if (mmc_snapshot_get(snap, range, pfn + 1, &recs[1]) && recs[1].state == MMC_PS_READ) {
+		n = 2;
+		if (mmc_snapshot_get(snap, range, pfn + 2, &recs[2]) &&
+		    recs[2].state == MMC_PS_READ)
+			n = 3;
+	}
+	if (n < 2) {
+		fprintf(out, "      folio: page[1] not readable\n");
+		return;
+	}
+	memset(&fv, 0, sizeof(fv));
+	mmc_folio_decode(layout, geom, recs, n, &fv);
+	if (!fv.valid) {
+		fprintf(out, "      folio: not decodable\n");
+		return;
+	}
+	fprintf(out, "      folio: order %u", fv.order);
+	if (fv.have_nr_pages)
+		fprintf(out, ", nr_pages %" PRIu64, fv.nr_pages);
+	if (fv.have_large_mapcount)
+		fprintf(out, ", large_mapcount %d", fv.large_mapcount);
+	if (fv.have_entire_mapcount)
+		fprintf(out, ", entire_mapcount %d", fv.entire_mapcount);
+	if (fv.have_nr_pages_mapped)
+		fprintf(out, ", nr_pages_mapped %d", fv.nr_pages_mapped);
+	if (fv.have_pincount)
+		fprintf(out, ", pincount %d", fv.pincount);
+	if (fv.have_deferred_list) {
+		mmc_format_nval(&fv.deferred_next, a, sizeof(a));
+		mmc_format_nval(&fv.deferred_prev, b, sizeof(b));
+		fprintf(out, ", deferred_list %s/%s", a, b);
+	}
+	fputc('\n', out);
+}
+
+#define SHOW_HDR "  %-34s  %-7s  %-4s  %4s  %4s  %-10s  %5s  %-9s  %4s  %4s  %-16s  %6s  %-12s  %s\n"
+
+/* Integer slots that change along a run (pointer strides are the run's
+ * normal self/compound_head progression and are not listed). */
+static void print_stride(FILE *out, const struct mmc_layout *layout,
+			 const struct mmc_nrec *rec, const struct mmc_nrec *stride,
+			 unsigned int tail_index)
+{
+	bool any = false;
+
+	for (unsigned int s = 0; s < rec->nslots && s < MMC_MAX_SLOTS; s++) {
+		char label[48];
+
+		if (rec->slot[s].cls != MMC_V_RAW || !stride->slot[s].raw)
+			continue;
+		mmc_slot_label(layout, s, tail_index, label, sizeof(label));
+		fprintf(out, "%s %s %+" PRId64 " per page", any ? "," : "      varies:",
+			label, (int64_t)stride->slot[s].raw);
+		any = true;
+	}
+	if (any)
+		fputc('\n', out);
+}
+
+static void show_run(FILE *out, const struct mmc_snapshot *snap, size_t range,
+		     uint64_t first, uint64_t count, const struct mmc_nrec *rec,
+		     const struct mmc_nrec *stride)
+{
+	const struct mmc_layout *layout = mmc_snapshot_layout(snap);
+	const struct mmc_geom *geom = mmc_snapshot_geom(snap);
+	struct mmc_page_view v;
+	char span[64], flags[512], head[24], pgmap[24], mapping[48], priv[48], order[8];
+	bool page1;
+
+	if (count == 1)
+		snprintf(span, sizeof(span), "pfn 0x%" PRIx64 " (1 page)", first);
+	else
+		snprintf(span, sizeof(span), "pfn 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " pages)",
+			 first, first + count - 1, count);
+	if (rec->state == MMC_PS_UNREADABLE || rec->state == MMC_PS_UNMAPPED) {
+		fprintf(out, "  %-34s  %-7s  *** %s: %s ***\n", span, role_name(rec->role),
+			rec->state == MMC_PS_UNREADABLE ? "UNREADABLE" : "UNMAPPED",
+			rec->state == MMC_PS_UNREADABLE ? "struct pages missing from the dump"
+							: "vmemmap not mapped by the page tables");
+		return;
+	}
+	mmc_page_decode(layout, geom, first, rec, &v);
+	/* page[1]: the low byte of flags is _flags_1's folio order */
+	page1 = v.tail && v.head_pfn_valid && first == v.head_pfn + 1;
+	mmc_format_pgflags(layout, page1 ? v.pgflags & ~0xffULL : v.pgflags,
+			   flags, sizeof(flags));
+	if (page1) {
+		size_t fl = strlen(flags);
+
+		snprintf(flags + fl, sizeof(flags) - fl, "%s(_flags_1 order %u)",
+			 fl ? " " : "", (unsigned int)(v.flags_raw & 0xff));
+	}
+	if (v.tail && v.head_pfn_valid)
+		snprintf(head, sizeof(head), "%#" PRIx64, v.head_pfn);
+	else if (v.tail)
+		mmc_format_nval(&v.compound_head, head, sizeof(head));
+	else
+		snprintf(head, sizeof(head), "-");
+	if (v.tail)
+		snprintf(pgmap, sizeof(pgmap), "-");
+	else
+		mmc_format_nval(&v.pgmap, pgmap, sizeof(pgmap));
+	mmc_format_nval(&v.mapping, mapping, sizeof(mapping));
+	mmc_format_nval(&v.private_, priv, sizeof(priv));
+	snprintf(order, sizeof(order), "-");
+	if (v.head) {
+		const struct mmc_srange *sr = mmc_snapshot_range(snap, range);
+
+		if (sr->pgmap_index < mmc_snapshot_npgmaps(snap))
+			snprintf(order, sizeof(order), "%u",
+				 mmc_snapshot_pgmap(snap, sr->pgmap_index)->vmemmap_shift);
+	}
+	fprintf(out, "  %-34s  %-7s  %-4s  %4u  %4u  %-10s  %5s  %-9s  %4d  %4d  %-16s  %6" PRIu64 "  %-12s  %s\n",
+		span, role_name(rec->role),
+		rec->state == MMC_PS_NOT_INIT ? "init" : state_name(rec->state),
+		v.zone, v.node, head, order, pgmap, v.refcount, v.mapcount,
+		mapping, v.index, priv, flags[0] ? flags : "-");
+	if (rec->state == MMC_PS_NOT_INIT)
+		fprintf(out, "      (never initialised: altmap reserve, stale contents)\n");
+	if (count > 1 && stride)
+		print_stride(out, layout, rec, stride, page1 ? 1 : v.tail ? 3 : 0);
+	if (v.head)
+		print_folio(out, snap, range, first, rec);
+}
+
+static void text_show(FILE *out, const struct mmc_snapshot *snap, long only)
+{
+	size_t nr = mmc_snapshot_nranges(snap);
+
+	for (size_t r = 0; r < nr; r++) {
+		const struct mmc_srange *sr = mmc_snapshot_range(snap, r);
+		size_t nruns = mmc_snapshot_range_nruns(snap, r);
+		const char *type = mmc_report_range_type(snap, (int64_t)r);
+		uint32_t shift = 0;
+
+		if (only >= 0 && (size_t)only != r)
+			continue;
+		if (sr->pgmap_index < mmc_snapshot_npgmaps(snap))
+			shift = mmc_snapshot_pgmap(snap, sr->pgmap_index)->vmemmap_shift;
+		fprintf(out, "RANGE %zu: pfn 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " pages)  pgmap#%u %s  vmemmap_shift %u  %zu runs\n",
+			r, sr->start_pfn, sr->end_pfn, sr->end_pfn - sr->start_pfn,
+			sr->pgmap_index, type[0] ? type : "?", shift, nruns);
+		fprintf(out, SHOW_HDR, "PFN RANGE", "ROLE", "STAT", "ZONE", "NODE",
+			"HEAD", "ORDER", "PGMAP", "REF", "MAP", "MAPPING", "INDEX",
+			"PRIVATE", "FLAGS");
+		for (size_t i = 0; i < nruns; i++) {
+			struct mmc_nrec first, stride;
+			uint64_t pfn, count;
+
+			mmc_snapshot_range_run(snap, r, i, &pfn, &count, &first, &stride);
+			show_run(out, snap, r, pfn, count, &first, &stride);
+		}
+		fputc('\n', out);
+	}
+}
+
+void mmc_report_show(FILE *out, const struct mmc_snapshot *snap, long range,
+		     enum mmc_format fmt)
+{
+	if (fmt == MMC_FMT_JSON)
+		mmc_report_show_json(out, snap, range);
+	else
+		text_show(out, snap, range);
+}
+
+/* ---- diff ---- */
+
+/* Aggregate field counts over ranges (names as the diff gives them). */
+static void diff_fields_text(FILE *out, const struct mmc_diff_result *res)
+{
+	struct mmc_diff_field_count agg[MMC_DIFF_MAX_FIELDS];
+	size_t n = 0;
+
+	for (size_t i = 0; i < res->nranges; i++) {
+		const struct mmc_diff_range *r = &res->ranges[i];
+
+		for (size_t f = 0; f < r->nfields && f < MMC_DIFF_MAX_FIELDS; f++) {
+			size_t k;
+
+			for (k = 0; k < n; k++)
+				if (strcmp(agg[k].name, r->fields[f].name) == 0)
+					break;
+			if (k == n) {
+				if (n == MMC_DIFF_MAX_FIELDS)
+					continue;
+				agg[n] = r->fields[f];
+				n++;
+			} else {
+				agg[k].pages += r->fields[f].pages;
+			}
+		}
+	}
+	if (!n)
+		return;
+	fprintf(out, "\n  %-32s  %10s\n", "FIELD", "PAGES");
+	for (size_t k = 0; k < n; k++)
+		fprintf(out, "  %-32s  %10" PRIu64 "\n", agg[k].name, agg[k].pages);
+}
+
+static void decoded_slot(const struct mmc_snapshot *snap, const struct mmc_diff_page *p,
+			 const struct mmc_nrec *rec, unsigned int slot, char *buf, size_t size)
+{
+	const struct mmc_layout *layout = mmc_snapshot_layout(snap);
+	const struct mmc_geom *geom = mmc_snapshot_geom(snap);
+	const struct mmc_member *mf = &layout->member[MMC_PAGE_FLAGS];
+	const struct mmc_member *mr = &layout->member[MMC_PAGE_REFCOUNT];
+	struct mmc_page_view v;
+
+	if (rec->state != MMC_PS_READ && rec->state != MMC_PS_NOT_INIT) {
+		snprintf(buf, size, "%s", state_name(rec->state));
+		return;
+	}
+	if (mf->found && slot == mf->offset / 8) {
+		char flags[400];
+
+		mmc_page_decode(layout, geom, p->pfn, rec, &v);
+		mmc_format_pgflags(layout, v.pgflags, flags, sizeof(flags));
+		snprintf(buf, size, "zone %u node %u %.300s", v.zone, v.node, flags[0] ? flags : "-");
+		return;
+	}
+	if (mr->found && slot == mr->offset / 8 && p->tail_index != 1 && p->tail_index != 2) {
+		mmc_page_decode(layout, geom, p->pfn, rec, &v);
+		snprintf(buf, size, "mapcount %d refcount %d", v.mapcount, v.refcount);
+		return;
+	}
+	mmc_format_nval(&rec->slot[slot], buf, size);
+}
+
+static void diff_page_text(FILE *out, const struct mmc_snapshot *a,
+			   const struct mmc_snapshot *b, const struct mmc_diff_page *p)
+{
+	const struct mmc_layout *layout = mmc_snapshot_layout(a);
+	static const char *const tails[] = { "head/order-0", "page[1]", "page[2]", "tail" };
+
+	fprintf(out, "\npfn 0x%" PRIx64 "  range %zu  %s", p->pfn, p->range,
+		tails[p->tail_index < 4 ? p->tail_index : 3]);
+	if (p->state_differs)
+		fprintf(out, "  state %s vs %s", state_name(p->a.state), state_name(p->b.state));
+	if (p->role_differs)
+		fprintf(out, "  role %s vs %s", role_name(p->a.role), role_name(p->b.role));
+	fputc('\n', out);
+	fprintf(out, "  %-4s  %-24s  %-16s  %-30s  %-16s  %s\n", "SLOT", "FIELD",
+		"BASE", "BASE DECODED", "PATCHED", "PATCHED DECODED");
+	for (unsigned int s = 0; s < MMC_MAX_SLOTS; s++) {
+		char label[48], da[400], db[400];
+
+		if (!(p->slot_mask & (1u << s)))
+			continue;
+		mmc_slot_label(layout, s, p->tail_index, label, sizeof(label));
+		decoded_slot(a, p, &p->a, s, da, sizeof(da));
+		decoded_slot(b, p, &p->b, s, db, sizeof(db));
+		fprintf(out, "  +%-3u  %-24s  %016" PRIx64 "  %-30s  %016" PRIx64 "  %s\n",
+			s * 8, label, p->a.slot[s].raw, da, p->b.slot[s].raw, db);
+	}
+}
+
+static void text_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_snapshot *b,
+		      const struct mmc_diff_result *res)
+{
+	char sentence[1024];
+
+	mmc_report_diff_sentence(res, sentence, sizeof(sentence));
+	fprintf(out, "%s\n", sentence);
+	if (res->layout_differs)
+		fprintf(out, "note: the two kernels' struct layouts differ (fingerprints), slots compared by offset\n");
+	fprintf(out, "\n  %3s  %-10s  %-10s  %8s  %8s  %8s  %8s  %8s  %8s  %7s  %-10s  %s\n",
+		"#", "START_PFN", "END_PFN", "PAGES", "COMPARED", "DIFFER", "UNREAD_A",
+		"UNREAD_B", "NOT_INIT", "VFRAMES", "VERDICT", "TYPE");
+	for (size_t i = 0; i < res->nranges; i++) {
+		const struct mmc_diff_range *r = &res->ranges[i];
+		const char *type = mmc_report_range_type(r->a_index >= 0 ? a : b,
+							 r->a_index >= 0 ? r->a_index : r->b_index);
+
+		fprintf(out, "  %3zu  %#-10" PRIx64 "  %#-10" PRIx64 "  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64
+			"  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64 "  %7" PRIu64 "  %-10s  %s%s\n",
+			i, r->start_pfn, r->end_pfn, r->end_pfn - r->start_pfn, r->compared,
+			r->differing, r->unreadable_a, r->unreadable_b, r->not_init,
+			r->vframes_differing, mmc_verdict_name(r->verdict),
+			mmc_report_type_short(type),
+			r->a_index < 0 ? " (only in patched)" : r->b_index < 0 ? " (only in base)" : "");
+	}
+	diff_fields_text(out, res);
+	for (size_t i = 0; i < res->npgmap_diffs; i++)
+		fprintf(out, "%s%s\n", i ? "" : "\nPGMAP DIFFERENCES\n  ", res->pgmap_diffs[i]);
+	if (res->ngroups) {
+		fprintf(out, "\nGROUPS (%zu of %" PRIu64 ")\n", res->ngroups, res->groups_total);
+		fprintf(out, "  %5s  %-25s  %8s  %s\n", "RANGE", "PFN RANGE", "PAGES", "FIELDS");
+		for (size_t i = 0; i < res->ngroups; i++) {
+			const struct mmc_diff_group *g = &res->groups[i];
+			char span[48];
+
+			snprintf(span, sizeof(span), "0x%" PRIx64 "-0x%" PRIx64, g->first_pfn, g->last_pfn);
+			fprintf(out, "  %5zu  %-25s  %8" PRIu64 "  %s\n", g->range, span, g->npages, g->fields);
+		}
+	}
+	if (res->npages)
+		fprintf(out, "\nFIRST %zu DIFFERING PAGES (base vs patched)\n", res->npages);
+	for (size_t i = 0; i < res->npages; i++)
+		diff_page_text(out, a, b, &res->pages[i]);
+}
+
+void mmc_report_diff(FILE *out, const struct mmc_snapshot *a,
+		     const struct mmc_snapshot *b,
+		     const struct mmc_diff_result *res, enum mmc_format fmt)
+{
+	if (fmt == MMC_FMT_TEXT)
+		text_diff(out, a, b, res);
+	else
+		mmc_report_diff_other(out, a, b, res, fmt);
+}
+
+/* ---- lint ---- */
+
+static void text_lint(FILE *out, const struct mmc_snapshot *snap,
+		      const struct mmc_lint_result *res)
+{
+	char sentence[512];
+	uint64_t kept = 0;
+
+	mmc_report_lint_sentence(snap, res, sentence, sizeof(sentence));
+	fprintf(out, "%s\n", sentence);
+	if (res->incomplete)
+		fprintf(out, "INCOMPLETE: some struct pages are unreadable, rules could not be checked on them\n");
+	if (!res->violations_total)
+		return;
+	fprintf(out, "\n  %-16s  %10s\n", "RULE", "PAGES");
+	for (size_t i = 0; i < res->nrules; i++)
+		fprintf(out, "  %-16s  %10" PRIu64 "\n", res->rules[i].rule, res->rules[i].pages);
+	for (size_t i = 0; i < res->nviolations; i++)
+		kept += res->violations[i].npages;
+	fprintf(out, "\n  %5s  %-25s  %8s  %-14s  %s\n", "RANGE", "PFN RANGE", "PAGES",
+		"RULE", "MESSAGE");
+	for (size_t i = 0; i < res->nviolations; i++) {
+		const struct mmc_lint_violation *v = &res->violations[i];
+		char span[48];
+
+		if (v->npages == 1)
+			snprintf(span, sizeof(span), "0x%" PRIx64, v->pfn);
+		else
+			snprintf(span, sizeof(span), "0x%" PRIx64 "-0x%" PRIx64, v->pfn,
+				 v->pfn + v->npages - 1);
+		fprintf(out, "  %5zu  %-25s  %8" PRIu64 "  %-14s  %s\n", v->range, span,
+			v->npages, v->rule, v->message);
+	}
+	if (kept < res->violations_total)
+		fprintf(out, "  ... %" PRIu64 " more violating pages in groups not kept\n",
+			res->violations_total - kept);
+}
+
+void mmc_report_lint(FILE *out, const struct mmc_snapshot *snap,
+		     const struct mmc_lint_result *res, enum mmc_format fmt)
+{
+	if (fmt == MMC_FMT_TEXT)
+		text_lint(out, snap, res);
+	else
+		mmc_report_lint_other(out, snap, res, fmt);
+}

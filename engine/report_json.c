@@ -1,0 +1,684 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Machine renderers: JSON (one object per report, every number the text
+ * shows), KTAP (one test per range, "# field: n pages" diagnostics) and JUnit
+ * XML (one testcase per range, <failure>/<skipped> elements) for CI.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "page_decode.h"
+#include "report.h"
+
+void mmc_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		switch (ch) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '\t': fputs("\\t", out); break;
+		default:
+			if (ch < 0x20 || ch == 0x7f)
+				fprintf(out, "\\u%04x", ch);
+			else
+				fputc(ch, out);
+		}
+	}
+	fputc('"', out);
+}
+
+static void xml_string(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		switch (ch) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&apos;", out); break;
+		default:
+			/* XML 1.0 forbids most control characters */
+			if (ch < 0x20 && ch != '\n' && ch != '\t')
+				fputc('?', out);
+			else
+				fputc(ch, out);
+		}
+	}
+}
+
+static const char *const class_names[] = {
+	[MMC_V_RAW] = "raw", [MMC_V_NULL] = "null", [MMC_V_SELF] = "self",
+	[MMC_V_PAGE] = "page", [MMC_V_PGMAP] = "pgmap", [MMC_V_POISON] = "poison",
+	[MMC_V_OBJ] = "obj",
+};
+
+static const char *class_name(unsigned int cls)
+{
+	return cls < sizeof(class_names) / sizeof(class_names[0]) ? class_names[cls] : "?";
+}
+
+static const char *const role_names[] = { "device", "altmap", "reserve", "shared" };
+static const char *const state_names[] = { "read", "unreadable", "unmapped", "not-init" };
+
+static const char *jrole(unsigned int r) { return r < 4 ? role_names[r] : "?"; }
+static const char *jstate(unsigned int s) { return s < 4 ? state_names[s] : "?"; }
+
+/* {"raw":"0x..","class":"page","off":1,"v":-3,"decoded":"page-3+1"} */
+static void json_nval(FILE *out, const struct mmc_nval *v)
+{
+	char buf[64];
+
+	mmc_format_nval(v, buf, sizeof(buf));
+	fprintf(out, "{\"raw\":\"0x%016" PRIx64 "\",\"class\":\"%s\",\"off\":%u,\"v\":%" PRId64 ",\"decoded\":",
+		v->raw, class_name(v->cls), v->off, v->v);
+	mmc_json_string(out, buf);
+	fputc('}', out);
+}
+
+static void json_info(FILE *out, const struct mmc_snapshot *snap)
+{
+	const struct mmc_snapshot_info *info = mmc_snapshot_info(snap);
+
+	fputs("{\"release\":", out);
+	mmc_json_string(out, info ? info->release : "");
+	fputs(",\"build_id\":", out);
+	mmc_json_string(out, info ? info->build_id : "");
+	fputs(",\"dump\":", out);
+	mmc_json_string(out, info ? info->dump : "");
+	fprintf(out, ",\"layout_fingerprint\":\"0x%016" PRIx64 "\",\"pages\":%" PRIu64 ",\"runs\":%" PRIu64 "}",
+		info ? info->layout_fingerprint : 0, mmc_snapshot_npages(snap),
+		mmc_snapshot_nruns(snap));
+}
+
+/* ---- ranges ---- */
+
+static void json_pgmaps_ranges(FILE *out, const struct mmc_snapshot *snap)
+{
+	size_t np = mmc_snapshot_npgmaps(snap), nr = mmc_snapshot_nranges(snap);
+
+	fputs("\"pgmaps\":[", out);
+	for (size_t i = 0; i < np; i++) {
+		const struct mmc_spgmap *pg = mmc_snapshot_pgmap(snap, i);
+
+		fprintf(out, "%s{\"index\":%zu,\"address\":\"0x%016" PRIx64 "\",\"type\":%" PRId64 ",\"type_name\":",
+			i ? "," : "", i, pg->kaddr, pg->type);
+		mmc_json_string(out, pg->type_name);
+		fprintf(out, ",\"flags\":%" PRIu64 ",\"vmemmap_shift\":%u,\"nr_range\":%u,\"has_altmap\":%s",
+			pg->flags, pg->vmemmap_shift, pg->nr_range, pg->has_altmap ? "true" : "false");
+		if (pg->has_altmap)
+			fprintf(out, ",\"altmap\":{\"base_pfn\":%" PRIu64 ",\"end_pfn\":%" PRIu64 ",\"reserve\":%" PRIu64
+				",\"free\":%" PRIu64 ",\"align\":%" PRIu64 ",\"alloc\":%" PRIu64 "}",
+				pg->altmap_base_pfn, pg->altmap_end_pfn, pg->altmap_reserve,
+				pg->altmap_free, pg->altmap_align, pg->altmap_alloc);
+		fputs(",\"owner\":", out);
+		json_nval(out, &pg->owner);
+		fputs(",\"ops\":", out);
+		json_nval(out, &pg->ops);
+		fputc('}', out);
+	}
+	fputs("],\"ranges\":[", out);
+	for (size_t i = 0; i < nr; i++) {
+		const struct mmc_srange *r = mmc_snapshot_range(snap, i);
+
+		fprintf(out, "%s{\"index\":%zu,\"start_pfn\":%" PRIu64 ",\"end_pfn\":%" PRIu64
+			",\"pages\":%" PRIu64 ",\"pgmap\":%u,\"range_index\":%u,\"vmemmap_start\":\"0x%016" PRIx64 "\""
+			",\"reserve\":[%" PRIu64 ",%" PRIu64 "],\"altmap\":[%" PRIu64 ",%" PRIu64 "],\"type\":",
+			i ? "," : "", i, r->start_pfn, r->end_pfn, r->end_pfn - r->start_pfn,
+			r->pgmap_index, r->range_index, r->vmemmap_start, r->reserve_start,
+			r->reserve_end, r->altmap_start, r->altmap_end);
+		mmc_json_string(out, mmc_report_type_short(mmc_report_range_type(snap, (int64_t)i)));
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+static void ktap_header(FILE *out, size_t n)
+{
+	fprintf(out, "KTAP version 1\n1..%zu\n", n);
+}
+
+static void junit_open(FILE *out, const char *suite, size_t tests, size_t failures,
+		       size_t skipped)
+{
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+	fprintf(out, "<testsuites name=\"memmapcheck\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
+		tests, failures, skipped);
+	fprintf(out, "  <testsuite name=\"memmapcheck.%s\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
+		suite, tests, failures, skipped);
+}
+
+static void junit_close(FILE *out)
+{
+	fputs("  </testsuite>\n</testsuites>\n", out);
+}
+
+static void range_name(char *buf, size_t size, uint64_t start, uint64_t end, const char *type)
+{
+	snprintf(buf, size, "range 0x%" PRIx64 "-0x%" PRIx64 " %s", start, end,
+		 mmc_report_type_short(type));
+}
+
+void mmc_report_ranges_other(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt)
+{
+	size_t nr = mmc_snapshot_nranges(snap);
+	char name[96];
+
+	if (fmt == MMC_FMT_JSON) {
+		fputs("{\"snapshot\":", out);
+		json_info(out, snap);
+		fputc(',', out);
+		json_pgmaps_ranges(out, snap);
+		fputs("}\n", out);
+		return;
+	}
+	if (fmt == MMC_FMT_KTAP)
+		ktap_header(out, nr);
+	else
+		junit_open(out, "ranges", nr, 0, 0);
+	for (size_t i = 0; i < nr; i++) {
+		const struct mmc_srange *r = mmc_snapshot_range(snap, i);
+
+		range_name(name, sizeof(name), r->start_pfn, r->end_pfn,
+			   mmc_report_range_type(snap, (int64_t)i));
+		if (fmt == MMC_FMT_KTAP) {
+			fprintf(out, "ok %zu %s\n", i + 1, name);
+		} else {
+			fputs("    <testcase classname=\"memmapcheck.ranges\" name=\"", out);
+			xml_string(out, name);
+			fputs("\"/>\n", out);
+		}
+	}
+	if (fmt == MMC_FMT_JUNIT)
+		junit_close(out);
+}
+
+/* ---- show ---- */
+
+static void json_record(FILE *out, const struct mmc_nrec *rec)
+{
+	fprintf(out, "\"state\":\"%s\",\"role\":\"%s\",\"slots\":[", jstate(rec->state), jrole(rec->role));
+	for (unsigned int s = 0; s < rec->nslots && s < MMC_MAX_SLOTS; s++) {
+		if (s)
+			fputc(',', out);
+		json_nval(out, &rec->slot[s]);
+	}
+	fputc(']', out);
+}
+
+void mmc_report_show_json(FILE *out, const struct mmc_snapshot *snap, long only)
+{
+	const struct mmc_layout *layout = mmc_snapshot_layout(snap);
+	const struct mmc_geom *geom = mmc_snapshot_geom(snap);
+	size_t nr = mmc_snapshot_nranges(snap);
+	bool first_range = true;
+
+	fputs("{\"snapshot\":", out);
+	json_info(out, snap);
+	fputs(",\"ranges\":[", out);
+	for (size_t r = 0; r < nr; r++) {
+		const struct mmc_srange *sr = mmc_snapshot_range(snap, r);
+		size_t nruns = mmc_snapshot_range_nruns(snap, r);
+
+		if (only >= 0 && (size_t)only != r)
+			continue;
+		fprintf(out, "%s{\"index\":%zu,\"start_pfn\":%" PRIu64 ",\"end_pfn\":%" PRIu64 ",\"pgmap\":%u,\"runs\":[",
+			first_range ? "" : ",", r, sr->start_pfn, sr->end_pfn, sr->pgmap_index);
+		first_range = false;
+		for (size_t i = 0; i < nruns; i++) {
+			struct mmc_nrec rec, stride;
+			struct mmc_page_view v;
+			uint64_t pfn, count;
+			char flags[512];
+
+			mmc_snapshot_range_run(snap, r, i, &pfn, &count, &rec, &stride);
+			fprintf(out, "%s{\"first_pfn\":%" PRIu64 ",\"last_pfn\":%" PRIu64 ",\"pages\":%" PRIu64 ",",
+				i ? "," : "", pfn, pfn + count - 1, count);
+			json_record(out, &rec);
+			if (rec.state == MMC_PS_READ || rec.state == MMC_PS_NOT_INIT) {
+				mmc_page_decode(layout, geom, pfn, &rec, &v);
+				mmc_format_pgflags(layout, v.pgflags, flags, sizeof(flags));
+				fputs(",\"flags\":", out);
+				mmc_json_string(out, flags);
+				fprintf(out, ",\"zone\":%u,\"node\":%u,\"head\":%s,\"tail\":%s",
+					v.zone, v.node, v.head ? "true" : "false",
+					v.tail ? "true" : "false");
+				if (v.tail && v.head_pfn_valid)
+					fprintf(out, ",\"head_pfn\":%" PRIu64, v.head_pfn);
+				fprintf(out, ",\"refcount\":%d,\"mapcount\":%d,\"index\":%" PRIu64 ",\"pgmap\":",
+					v.refcount, v.mapcount, v.index);
+				json_nval(out, &v.pgmap);
+				fputs(",\"mapping\":", out);
+				json_nval(out, &v.mapping);
+				fputs(",\"private\":", out);
+				json_nval(out, &v.private_);
+				if (v.head) {
+					struct mmc_nrec recs[3];
+					struct mmc_folio_view fv;
+					size_t n = 1;
+
+					recs[0] = rec;
+					if (mmc_snapshot_get(snap, r, pfn + 1, &recs[1]) &&
+					    recs[1].state == MMC_PS_READ) {
+						n = 2;
+						if (mmc_snapshot_get(snap, r, pfn + 2, &recs[2]) &&
+						    recs[2].state == MMC_PS_READ)
+							n = 3;
+					}
+					memset(&fv, 0, sizeof(fv));
+					if (n >= 2)
+						mmc_folio_decode(layout, geom, recs, n, &fv);
+					if (fv.valid) {
+						fprintf(out, ",\"folio\":{\"order\":%u", fv.order);
+						if (fv.have_nr_pages)
+							fprintf(out, ",\"nr_pages\":%" PRIu64, fv.nr_pages);
+						if (fv.have_large_mapcount)
+							fprintf(out, ",\"large_mapcount\":%d", fv.large_mapcount);
+						if (fv.have_entire_mapcount)
+							fprintf(out, ",\"entire_mapcount\":%d", fv.entire_mapcount);
+						if (fv.have_nr_pages_mapped)
+							fprintf(out, ",\"nr_pages_mapped\":%d", fv.nr_pages_mapped);
+						if (fv.have_pincount)
+							fprintf(out, ",\"pincount\":%d", fv.pincount);
+						fputc('}', out);
+					}
+				}
+			}
+			fputc('}', out);
+		}
+		fputs("]}", out);
+	}
+	fputs("]}\n", out);
+}
+
+/* ---- diff ---- */
+
+static void json_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_snapshot *b,
+		      const struct mmc_diff_result *res)
+{
+	const struct mmc_layout *layout = mmc_snapshot_layout(a);
+	char sentence[1024];
+	uint64_t total = 0;
+	bool first = true;
+
+	mmc_report_diff_sentence(res, sentence, sizeof(sentence));
+	for (size_t i = 0; i < res->nranges; i++)
+		total += res->ranges[i].end_pfn - res->ranges[i].start_pfn;
+	fprintf(out, "{\"verdict\":\"%s\",\"summary\":", mmc_verdict_name(res->verdict));
+	mmc_json_string(out, sentence);
+	fprintf(out, ",\"pages_total\":%" PRIu64 ",\"pages_compared\":%" PRIu64 ",\"pages_differing\":%" PRIu64
+		",\"pages_unreadable\":%" PRIu64 ",\"pages_not_init\":%" PRIu64 ",\"layout_differs\":%s",
+		total, res->pages_compared, res->pages_differing, res->pages_unreadable,
+		res->pages_not_init, res->layout_differs ? "true" : "false");
+	fputs(",\"base\":", out);
+	json_info(out, a);
+	fputs(",\"patched\":", out);
+	json_info(out, b);
+	fputs(",\"ranges\":[", out);
+	for (size_t i = 0; i < res->nranges; i++) {
+		const struct mmc_diff_range *r = &res->ranges[i];
+		const char *type = mmc_report_range_type(r->a_index >= 0 ? a : b,
+							 r->a_index >= 0 ? r->a_index : r->b_index);
+
+		fprintf(out, "%s{\"start_pfn\":%" PRIu64 ",\"end_pfn\":%" PRIu64 ",\"a_index\":%" PRId64
+			",\"b_index\":%" PRId64 ",\"type\":\"%s\",\"compared\":%" PRIu64 ",\"differing\":%" PRIu64
+			",\"unreadable_a\":%" PRIu64 ",\"unreadable_b\":%" PRIu64 ",\"not_init\":%" PRIu64
+			",\"vframes_differing\":%" PRIu64 ",\"verdict\":\"%s\",\"fields\":{",
+			i ? "," : "", r->start_pfn, r->end_pfn, r->a_index, r->b_index,
+			mmc_report_type_short(type), r->compared, r->differing, r->unreadable_a,
+			r->unreadable_b, r->not_init, r->vframes_differing,
+			mmc_verdict_name(r->verdict));
+		for (size_t f = 0; f < r->nfields && f < MMC_DIFF_MAX_FIELDS; f++) {
+			if (f)
+				fputc(',', out);
+			mmc_json_string(out, r->fields[f].name);
+			fprintf(out, ":%" PRIu64, r->fields[f].pages);
+		}
+		fputs("}}", out);
+	}
+	/* Aggregated fields: a name appears once, first range order. */
+	fputs("],\"fields\":{", out);
+	for (size_t i = 0; i < res->nranges; i++) {
+		for (size_t f = 0; f < res->ranges[i].nfields && f < MMC_DIFF_MAX_FIELDS; f++) {
+			const char *name = res->ranges[i].fields[f].name;
+			uint64_t sum = 0;
+			bool seen = false;
+
+			for (size_t j = 0; j < i && !seen; j++)
+				for (size_t g = 0; g < res->ranges[j].nfields && g < MMC_DIFF_MAX_FIELDS; g++)
+					if (strcmp(res->ranges[j].fields[g].name, name) == 0)
+						seen = true;
+			for (size_t g = 0; g < f && !seen; g++)
+				if (strcmp(res->ranges[i].fields[g].name, name) == 0)
+					seen = true;
+			if (seen)
+				continue;
+			for (size_t j = i; j < res->nranges; j++)
+				for (size_t g = 0; g < res->ranges[j].nfields && g < MMC_DIFF_MAX_FIELDS; g++)
+					if (strcmp(res->ranges[j].fields[g].name, name) == 0)
+						sum += res->ranges[j].fields[g].pages;
+			fputs(first ? "" : ",", out);
+			first = false;
+			mmc_json_string(out, name);
+			fprintf(out, ":%" PRIu64, sum);
+		}
+	}
+	fprintf(out, "},\"groups_total\":%" PRIu64 ",\"groups\":[", res->groups_total);
+	for (size_t i = 0; i < res->ngroups; i++) {
+		const struct mmc_diff_group *g = &res->groups[i];
+
+		fprintf(out, "%s{\"range\":%zu,\"first_pfn\":%" PRIu64 ",\"last_pfn\":%" PRIu64 ",\"pages\":%" PRIu64 ",\"fields\":",
+			i ? "," : "", g->range, g->first_pfn, g->last_pfn, g->npages);
+		mmc_json_string(out, g->fields);
+		fputc('}', out);
+	}
+	fputs("],\"pages\":[", out);
+	for (size_t i = 0; i < res->npages; i++) {
+		const struct mmc_diff_page *p = &res->pages[i];
+		bool fs = true;
+
+		fprintf(out, "%s{\"pfn\":%" PRIu64 ",\"range\":%zu,\"tail_index\":%u,\"state\":[\"%s\",\"%s\"],\"role\":[\"%s\",\"%s\"]"
+			",\"state_differs\":%s,\"role_differs\":%s,\"slots\":[",
+			i ? "," : "", p->pfn, p->range, p->tail_index, jstate(p->a.state),
+			jstate(p->b.state), jrole(p->a.role), jrole(p->b.role),
+			p->state_differs ? "true" : "false", p->role_differs ? "true" : "false");
+		for (unsigned int s = 0; s < MMC_MAX_SLOTS; s++) {
+			char label[48];
+
+			if (!(p->slot_mask & (1u << s)))
+				continue;
+			mmc_slot_label(layout, s, p->tail_index, label, sizeof(label));
+			fprintf(out, "%s{\"offset\":%u,\"field\":", fs ? "" : ",", s * 8);
+			mmc_json_string(out, label);
+			fputs(",\"a\":", out);
+			json_nval(out, &p->a.slot[s]);
+			fputs(",\"b\":", out);
+			json_nval(out, &p->b.slot[s]);
+			fputc('}', out);
+			fs = false;
+		}
+		fputs("]}", out);
+	}
+	fputs("],\"pgmap_diffs\":[", out);
+	for (size_t i = 0; i < res->npgmap_diffs; i++) {
+		if (i)
+			fputc(',', out);
+		mmc_json_string(out, res->pgmap_diffs[i]);
+	}
+	fputs("]}\n", out);
+}
+
+/* Range failure text, e.g. "511 of 65536 pages differ". */
+static void range_failure(const struct mmc_diff_range *r, char *buf, size_t size)
+{
+	if (r->a_index < 0 || r->b_index < 0)
+		snprintf(buf, size, "range only in the %s image",
+			 r->a_index < 0 ? "patched" : "base");
+	else if (r->verdict == MMC_DIFFERENT)
+		snprintf(buf, size, "%" PRIu64 " of %" PRIu64 " pages differ%s", r->differing,
+			 r->end_pfn - r->start_pfn, r->vframes_differing ? ", vmemmap frames differ" : "");
+	else
+		snprintf(buf, size, "incomplete: %" PRIu64 " base and %" PRIu64 " patched pages unreadable",
+			 r->unreadable_a, r->unreadable_b);
+}
+
+static void ktap_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_snapshot *b,
+		      const struct mmc_diff_result *res)
+{
+	char sentence[1024], name[96], why[160];
+
+	mmc_report_diff_sentence(res, sentence, sizeof(sentence));
+	ktap_header(out, res->nranges);
+	fprintf(out, "# memmapcheck diff: %s\n", sentence);
+	for (size_t i = 0; i < res->npgmap_diffs; i++)
+		fprintf(out, "# pgmap: %s\n", res->pgmap_diffs[i]);
+	for (size_t i = 0; i < res->nranges; i++) {
+		const struct mmc_diff_range *r = &res->ranges[i];
+		const char *type = mmc_report_range_type(r->a_index >= 0 ? a : b,
+							 r->a_index >= 0 ? r->a_index : r->b_index);
+
+		range_name(name, sizeof(name), r->start_pfn, r->end_pfn, type);
+		if (r->verdict == MMC_IDENTICAL) {
+			fprintf(out, "ok %zu %s\n", i + 1, name);
+			continue;
+		}
+		range_failure(r, why, sizeof(why));
+		if (r->verdict == MMC_INCOMPLETE) {
+			fprintf(out, "ok %zu %s # SKIP %s\n", i + 1, name, why);
+			continue;
+		}
+		fprintf(out, "# %s: %s\n", name, why);
+		for (size_t f = 0; f < r->nfields && f < MMC_DIFF_MAX_FIELDS; f++)
+			fprintf(out, "# %s: %" PRIu64 " pages\n", r->fields[f].name, r->fields[f].pages);
+		for (size_t g = 0; g < res->ngroups; g++)
+			if (res->groups[g].range == i)
+				fprintf(out, "# pfn 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " pages): %s\n",
+					res->groups[g].first_pfn, res->groups[g].last_pfn,
+					res->groups[g].npages, res->groups[g].fields);
+		fprintf(out, "not ok %zu %s\n", i + 1, name);
+	}
+}
+
+static void junit_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_snapshot *b,
+		       const struct mmc_diff_result *res)
+{
+	size_t failures = 0, skipped = 0;
+	char name[96], why[160];
+
+	for (size_t i = 0; i < res->nranges; i++) {
+		if (res->ranges[i].verdict == MMC_DIFFERENT)
+			failures++;
+		else if (res->ranges[i].verdict == MMC_INCOMPLETE)
+			skipped++;
+	}
+	junit_open(out, "diff", res->nranges, failures, skipped);
+	for (size_t i = 0; i < res->nranges; i++) {
+		const struct mmc_diff_range *r = &res->ranges[i];
+		const char *type = mmc_report_range_type(r->a_index >= 0 ? a : b,
+							 r->a_index >= 0 ? r->a_index : r->b_index);
+
+		range_name(name, sizeof(name), r->start_pfn, r->end_pfn, type);
+		fputs("    <testcase classname=\"memmapcheck.diff\" name=\"", out);
+		xml_string(out, name);
+		if (r->verdict == MMC_IDENTICAL) {
+			fputs("\"/>\n", out);
+			continue;
+		}
+		fputs("\">\n", out);
+		range_failure(r, why, sizeof(why));
+		if (r->verdict == MMC_INCOMPLETE) {
+			fputs("      <skipped message=\"", out);
+			xml_string(out, why);
+			fputs("\"/>\n    </testcase>\n", out);
+			continue;
+		}
+		fputs("      <failure type=\"different\" message=\"", out);
+		xml_string(out, why);
+		fputs("\">", out);
+		for (size_t f = 0; f < r->nfields && f < MMC_DIFF_MAX_FIELDS; f++) {
+			xml_string(out, r->fields[f].name);
+			fprintf(out, ": %" PRIu64 " pages\n", r->fields[f].pages);
+		}
+		for (size_t g = 0; g < res->ngroups; g++)
+			if (res->groups[g].range == i) {
+				fprintf(out, "pfn 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " pages): ",
+					res->groups[g].first_pfn, res->groups[g].last_pfn,
+					res->groups[g].npages);
+				xml_string(out, res->groups[g].fields);
+				fputc('\n', out);
+			}
+		fputs("</failure>\n    </testcase>\n", out);
+	}
+	junit_close(out);
+}
+
+void mmc_report_diff_other(FILE *out, const struct mmc_snapshot *a,
+			   const struct mmc_snapshot *b,
+			   const struct mmc_diff_result *res, enum mmc_format fmt)
+{
+	switch (fmt) {
+	case MMC_FMT_JSON: json_diff(out, a, b, res); break;
+	case MMC_FMT_KTAP: ktap_diff(out, a, b, res); break;
+	case MMC_FMT_JUNIT: junit_diff(out, a, b, res); break;
+	default: break;
+	}
+}
+
+/* ---- lint ---- */
+
+static const char *lint_verdict(const struct mmc_lint_result *res)
+{
+	if (res->violations_total == 0)
+		return "clean";
+	return res->incomplete ? "incomplete" : "violations";
+}
+
+static void json_lint(FILE *out, const struct mmc_snapshot *snap,
+		      const struct mmc_lint_result *res)
+{
+	char sentence[512];
+
+	mmc_report_lint_sentence(snap, res, sentence, sizeof(sentence));
+	fprintf(out, "{\"verdict\":\"%s\",\"summary\":", lint_verdict(res));
+	mmc_json_string(out, sentence);
+	fprintf(out, ",\"pages_checked\":%" PRIu64 ",\"ranges\":%zu,\"violations_total\":%" PRIu64
+		",\"incomplete\":%s,\"snapshot\":",
+		res->pages_checked, snap ? mmc_snapshot_nranges(snap) : 0,
+		res->violations_total, res->incomplete ? "true" : "false");
+	if (snap)
+		json_info(out, snap);
+	else
+		fputs("null", out);
+	fputs(",\"rules\":{", out);
+	for (size_t i = 0; i < res->nrules; i++) {
+		if (i)
+			fputc(',', out);
+		mmc_json_string(out, res->rules[i].rule);
+		fprintf(out, ":%" PRIu64, res->rules[i].pages);
+	}
+	fputs("},\"groups\":[", out);
+	for (size_t i = 0; i < res->nviolations; i++) {
+		const struct mmc_lint_violation *v = &res->violations[i];
+
+		fprintf(out, "%s{\"rule\":", i ? "," : "");
+		mmc_json_string(out, v->rule);
+		fprintf(out, ",\"range\":%zu,\"first_pfn\":%" PRIu64 ",\"last_pfn\":%" PRIu64 ",\"pages\":%" PRIu64 ",\"message\":",
+			v->range, v->pfn, v->pfn + v->npages - 1, v->npages);
+		mmc_json_string(out, v->message);
+		fputc('}', out);
+	}
+	fputs("]}\n", out);
+}
+
+/* Violating pages and rule names of range r among the kept groups. */
+static uint64_t lint_range_pages(const struct mmc_lint_result *res, size_t r)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < res->nviolations; i++)
+		if (res->violations[i].range == r)
+			n += res->violations[i].npages;
+	return n;
+}
+
+static bool lint_range_only_unreadable(const struct mmc_lint_result *res, size_t r)
+{
+	for (size_t i = 0; i < res->nviolations; i++)
+		if (res->violations[i].range == r && strcmp(res->violations[i].rule, "unreadable"))
+			return false;
+	return true;
+}
+
+static void lint_ci(FILE *out, const struct mmc_snapshot *snap,
+		    const struct mmc_lint_result *res, enum mmc_format fmt)
+{
+	size_t nr = snap ? mmc_snapshot_nranges(snap) : 0, failures = 0, skipped = 0;
+	char sentence[512], name[96];
+
+	mmc_report_lint_sentence(snap, res, sentence, sizeof(sentence));
+	for (size_t r = 0; r < nr; r++) {
+		if (!lint_range_pages(res, r))
+			continue;
+		if (lint_range_only_unreadable(res, r))
+			skipped++;
+		else
+			failures++;
+	}
+	if (fmt == MMC_FMT_KTAP) {
+		ktap_header(out, nr);
+		fprintf(out, "# memmapcheck lint: %s\n", sentence);
+	} else {
+		junit_open(out, "lint", nr, failures, skipped);
+	}
+	for (size_t r = 0; r < nr; r++) {
+		const struct mmc_srange *sr = mmc_snapshot_range(snap, r);
+		uint64_t bad = lint_range_pages(res, r);
+		bool only_unread = bad && lint_range_only_unreadable(res, r);
+
+		range_name(name, sizeof(name), sr->start_pfn, sr->end_pfn,
+			   mmc_report_range_type(snap, (int64_t)r));
+		if (fmt == MMC_FMT_KTAP) {
+			if (!bad) {
+				fprintf(out, "ok %zu %s\n", r + 1, name);
+				continue;
+			}
+			if (only_unread) {
+				fprintf(out, "ok %zu %s # SKIP %" PRIu64 " pages unreadable\n",
+					r + 1, name, bad);
+				continue;
+			}
+			for (size_t i = 0; i < res->nviolations; i++) {
+				const struct mmc_lint_violation *v = &res->violations[i];
+
+				if (v->range == r)
+					fprintf(out, "# %s: pfn 0x%" PRIx64 " (%" PRIu64 " pages): %s\n",
+						v->rule, v->pfn, v->npages, v->message);
+			}
+			fprintf(out, "not ok %zu %s\n", r + 1, name);
+			continue;
+		}
+		fputs("    <testcase classname=\"memmapcheck.lint\" name=\"", out);
+		xml_string(out, name);
+		if (!bad) {
+			fputs("\"/>\n", out);
+			continue;
+		}
+		fprintf(out, "\">\n      <%s message=\"%" PRIu64 " pages %s\"",
+			only_unread ? "skipped" : "failure", bad,
+			only_unread ? "unreadable" : "violate lint rules");
+		if (only_unread) {
+			fputs("/>\n    </testcase>\n", out);
+			continue;
+		}
+		fputs(" type=\"lint\">", out);
+		for (size_t i = 0; i < res->nviolations; i++) {
+			const struct mmc_lint_violation *v = &res->violations[i];
+
+			if (v->range != r)
+				continue;
+			xml_string(out, v->rule);
+			fprintf(out, ": pfn 0x%" PRIx64 " (%" PRIu64 " pages): ", v->pfn, v->npages);
+			xml_string(out, v->message);
+			fputc('\n', out);
+		}
+		fputs("</failure>\n    </testcase>\n", out);
+	}
+	if (fmt == MMC_FMT_JUNIT)
+		junit_close(out);
+}
+
+void mmc_report_lint_other(FILE *out, const struct mmc_snapshot *snap,
+			   const struct mmc_lint_result *res, enum mmc_format fmt)
+{
+	if (fmt == MMC_FMT_JSON)
+		json_lint(out, snap, res);
+	else
+		lint_ci(out, snap, res, fmt);
+}

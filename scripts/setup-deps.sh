@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Install what memmapcheck needs to build and test on Debian 12, idempotently.
+# Usage: scripts/setup-deps.sh [--build-only]
+set -euo pipefail
+
+pkgs=(build-essential pkg-config libkdumpfile-dev libdw-dev libelf-dev perl
+      python3 xz-utils crash makedumpfile)
+if [ "${1:-}" != "--build-only" ]; then
+	pkgs+=(qemu-system-x86 busybox-static ndctl cpio kexec-tools python3-drgn
+	       socat zstd)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "setup-deps: installing ${missing[*]}" >&2
+	SUDO=""
+	[ "$(id -u)" -eq 0 ] || SUDO=sudo
+	$SUDO apt-get update -q >&2
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends \
+		"${missing[@]}" >&2
+fi

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A synthetic x86_64 kernel image for walker tests: kernel variables,
+ * 4-level page tables mapping the vmemmap, a pgmap_array xarray holding
+ * dev_pagemaps, and the struct pages of two ZONE_DEVICE ranges (order-0 and
+ * 2 MiB compound pages with the kernel's shared tail vmemmap pages), written
+ * as a kcore-format ELF by mkcore.h.  Knobs move what a reboot moves
+ * (allocation addresses, frames) and break what a mutant would break.
+ *
+ * Physical memory: [0, 64 MiB) RAM.  Kernel image at 16 MiB (phys_base 0),
+ * page tables from 1 MiB, slab objects from 2 MiB, vmemmap frames from 4 MiB.
+ */
+#ifndef MMC_TEST_SYNTH_KERNEL_H
+#define MMC_TEST_SYNTH_KERNEL_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout_fixture.h"
+#include "mkcore.h"
+
+#define SK_RAM		(64ULL << 20)
+#define SK_KMAP		0xffffffff80000000ULL
+#define SK_TEXT		0xffffffff81000000ULL
+#define SK_PAGE_OFFSET	0xffff888000000000ULL
+#define SK_VMEMMAP	0xffffea0000000000ULL
+#define SK_TAIL_MAPPING	0xdead000000000400ULL
+#define SK_R0_PFN	0x40000ULL	/* order-0 range: 512 pages */
+#define SK_R1_PFN	0x40400ULL	/* 2 MiB compound range: 1024 pages */
+
+struct synth_opts {
+	uint64_t slab_shift;	/* moves dev_pagemap/xa_node addresses (reboot) */
+	uint64_t frame_shift;	/* moves vmemmap frames (reboot) */
+	int tail_refcount;	/* refcount of tails (0 correct) */
+	int64_t bad_tail;	/* pfn whose compound_head points at the wrong head, -1 none */
+	uint64_t drop_frame;	/* vmemmap vaddr whose frame is left out of the dump, 0 none */
+	int xa_cycle;		/* xa_node slot pointing back at its node */
+	const char *release;	/* OSRELEASE in VMCOREINFO */
+};
+
+struct synth {
+	uint8_t *ram;
+	uint64_t next_pt, next_frame;
+	struct synth_opts o;
+};
+
+static inline uint64_t sk_sym(uint64_t off) { return SK_TEXT + off; }
+#define SK_SYM_TOP_PGT		sk_sym(0x10000)
+#define SK_SYM_VMEMMAP_BASE	sk_sym(0x20000)
+#define SK_SYM_PAGE_OFFSET_BASE	sk_sym(0x20008)
+#define SK_SYM_VMALLOC_BASE	sk_sym(0x20010)
+#define SK_SYM_PGMAP_ARRAY	sk_sym(0x20100)
+#define SK_SYM_END		sk_sym(0x100000)
+
+static inline uint64_t sk_pa(uint64_t kva)
+{
+	return kva >= SK_KMAP ? kva - SK_KMAP : kva - SK_PAGE_OFFSET;
+}
+
+static inline void sk_put64(struct synth *s, uint64_t pa, uint64_t v)
+{
+	memcpy(s->ram + pa, &v, 8);
+}
+
+static inline uint64_t sk_get64(struct synth *s, uint64_t pa)
+{
+	uint64_t v;
+
+	memcpy(&v, s->ram + pa, 8);
+	return v;
+}
+
+/* Map vaddr -> frame in the 4-level tables, allocating tables as needed. */
+static inline void sk_map(struct synth *s, uint64_t vaddr, uint64_t frame)
+{
+	uint64_t table = sk_pa(SK_SYM_TOP_PGT);
+	int level;
+
+	for (level = 3; level > 0; level--) {
+		uint64_t idx = (vaddr >> (12 + 9 * level)) & 511;
+		uint64_t e = sk_get64(s, table + idx * 8);
+
+		if (!(e & 1)) {
+			e = s->next_pt | 0x63;
+			s->next_pt += 4096;
+			sk_put64(s, table + idx * 8, e);
+		}
+		table = e & 0x000ffffffffff000ULL;
+	}
+	sk_put64(s, table + ((vaddr >> 12) & 511) * 8, frame | 0x63);
+}
+
+static inline void sk_page(struct synth *s, uint64_t pfn, uint64_t flags,
+			   uint64_t w8, uint64_t mapping, int32_t mapcount,
+			   int32_t refcount)
+{
+	uint64_t va = SK_VMEMMAP + pfn * 64;
+	uint64_t pte, pa;
+	uint64_t table = sk_pa(SK_SYM_TOP_PGT);
+	int level;
+
+	for (level = 3; level >= 0; level--) {
+		pte = sk_get64(s, table + ((va >> (12 + 9 * level)) & 511) * 8);
+		table = pte & 0x000ffffffffff000ULL;
+	}
+	pa = table + (va & 4095);
+	memset(s->ram + pa, 0, 64);
+	sk_put64(s, pa, flags);
+	sk_put64(s, pa + 8, w8);
+	sk_put64(s, pa + 24, mapping);
+	memcpy(s->ram + pa + 48, &mapcount, 4);
+	memcpy(s->ram + pa + 52, &refcount, 4);
+}
+
+/* Build and write the image; returns 0 or -1. */
+static inline int synth_write(const char *path, const struct synth_opts *o)
+{
+	struct synth s = { .o = *o };
+	uint64_t zone_dev = 4ULL << 61;		/* ZONE_DEVICE; 3 zone bits, no node bits */
+	uint64_t reserved = 1ULL << 13, head = 1ULL << 6;
+	uint64_t pgmap0, pgmap1, node, vi_len, pfn, va, v;
+	struct mkcore_seg segs[3];
+	char vi[512];
+	int ret;
+
+	s.ram = calloc(1, SK_RAM);
+	if (!s.ram)
+		return -1;
+	s.next_pt = 1 << 20;
+	s.next_frame = (4ULL << 20) + o->frame_shift * 4096;
+	sk_put64(&s, sk_pa(SK_SYM_VMEMMAP_BASE), SK_VMEMMAP);
+	sk_put64(&s, sk_pa(SK_SYM_PAGE_OFFSET_BASE), SK_PAGE_OFFSET);
+	sk_put64(&s, sk_pa(SK_SYM_VMALLOC_BASE), 0xffffc90000000000ULL);
+
+	/* vmemmap: range 0 one frame per 64 struct pages; range 1 per 2 MiB
+	 * compound page: frames 0 and 1 own, frames 2..7 map frame 1. */
+	for (va = SK_VMEMMAP + SK_R0_PFN * 64; va < SK_VMEMMAP + (SK_R0_PFN + 512) * 64;
+	     va += 4096, s.next_frame += 4096)
+		sk_map(&s, va, s.next_frame);
+	for (pfn = SK_R1_PFN; pfn < SK_R1_PFN + 1024; pfn += 512) {
+		uint64_t f1 = 0;
+		int i;
+
+		for (i = 0; i < 8; i++) {
+			va = SK_VMEMMAP + pfn * 64 + (uint64_t)i * 4096;
+			if (i <= 1) {
+				sk_map(&s, va, s.next_frame);
+				if (i == 1)
+					f1 = s.next_frame;
+				s.next_frame += 4096;
+			} else {
+				sk_map(&s, va, f1);
+			}
+		}
+	}
+
+	/* two dev_pagemaps (216 bytes) and one xa_node (576 bytes) */
+	pgmap0 = SK_PAGE_OFFSET + (2ULL << 20) + o->slab_shift * 1024;
+	pgmap1 = pgmap0 + 256;
+	node = pgmap0 + 1024;
+	sk_put64(&s, sk_pa(pgmap0) + 160, 4);		/* MEMORY_DEVICE_GENERIC */
+	sk_put64(&s, sk_pa(pgmap0) + 192, 1);		/* nr_range */
+	sk_put64(&s, sk_pa(pgmap0) + 200, SK_R0_PFN << 12);
+	sk_put64(&s, sk_pa(pgmap0) + 208, ((SK_R0_PFN + 512) << 12) - 1);
+	sk_put64(&s, sk_pa(pgmap1) + 160, 3);		/* MEMORY_DEVICE_FS_DAX */
+	sk_put64(&s, sk_pa(pgmap1) + 168, 9);		/* vmemmap_shift */
+	sk_put64(&s, sk_pa(pgmap1) + 192, 1);
+	sk_put64(&s, sk_pa(pgmap1) + 200, SK_R1_PFN << 12);
+	sk_put64(&s, sk_pa(pgmap1) + 208, ((SK_R1_PFN + 1024) << 12) - 1);
+	/* a shift-12 node holding both as multi-index entries with siblings */
+	s.ram[sk_pa(node)] = 12;
+	sk_put64(&s, sk_pa(node) + 40 + 0 * 8, pgmap0);	/* index 0x40000 >> 12 = 0x40 ... */
+	sk_put64(&s, sk_pa(node) + 40 + 1 * 8, pgmap1);
+	sk_put64(&s, sk_pa(node) + 40 + 2 * 8, (1 << 2) | 2);	/* sibling of slot 1 */
+	if (o->xa_cycle)
+		sk_put64(&s, sk_pa(node) + 40 + 3 * 8, node + 2);
+	sk_put64(&s, sk_pa(SK_SYM_PGMAP_ARRAY) + 8, node + 2);
+
+	/* struct pages */
+	for (pfn = SK_R0_PFN; pfn < SK_R0_PFN + 512; pfn++)
+		sk_page(&s, pfn, zone_dev | reserved, pgmap0, 0, -1, 1);
+	for (pfn = SK_R1_PFN; pfn < SK_R1_PFN + 1024; pfn++) {
+		uint64_t h = pfn & ~511ULL;
+
+		if (pfn == h) {
+			sk_page(&s, pfn, zone_dev | reserved | head, pgmap1, 0, -1, 1);
+			continue;
+		}
+		if (pfn >= h + 128)
+			continue;	/* shared vmemmap: written through page 64..127 */
+		v = SK_VMEMMAP + h * 64 + 1;
+		if ((int64_t)pfn == o->bad_tail)
+			v = SK_VMEMMAP + (h - 512) * 64 + 1;
+		sk_page(&s, pfn, zone_dev | reserved | (pfn == h + 1 ? 9 : 0), v,
+			SK_TAIL_MAPPING, -1, o->tail_refcount);
+	}
+
+	vi_len = (uint64_t)snprintf(vi, sizeof(vi),
+		"OSRELEASE=%s\nPAGESIZE=4096\nSYMBOL(init_top_pgt)=%llx\n"
+		"SYMBOL(_stext)=%llx\nNUMBER(phys_base)=0\nKERNELOFFSET=0\n"
+		"NUMBER(pgtable_l5_enabled)=0\n",
+		o->release ? o->release : "6.12.0-synth",
+		(unsigned long long)SK_SYM_TOP_PGT, (unsigned long long)SK_TEXT);
+	(void)vi_len;
+	/* direct map of RAM, kernel image; optionally with a hole */
+	memset(segs, 0, sizeof(segs));
+	if (o->drop_frame) {
+		uint64_t table = sk_pa(SK_SYM_TOP_PGT), hole;
+		int level;
+
+		for (level = 3; level >= 0; level--)
+			table = sk_get64(&s, table + ((o->drop_frame >> (12 + 9 * level)) & 511) * 8) &
+				0x000ffffffffff000ULL;
+		hole = table;
+		segs[0] = (struct mkcore_seg){ SK_PAGE_OFFSET, 0, s.ram, hole, 0 };
+		segs[1] = (struct mkcore_seg){ SK_PAGE_OFFSET + hole + 4096, hole + 4096,
+					       s.ram + hole + 4096, SK_RAM - hole - 4096, 0 };
+		segs[2] = (struct mkcore_seg){ SK_TEXT, 16 << 20, s.ram + (16 << 20), 2 << 20, 0 };
+		ret = mkcore_write(path, segs, 3, vi);
+	} else {
+		segs[0] = (struct mkcore_seg){ SK_PAGE_OFFSET, 0, s.ram, SK_RAM, 0 };
+		segs[1] = (struct mkcore_seg){ SK_TEXT, 16 << 20, s.ram + (16 << 20), 2 << 20, 0 };
+		ret = mkcore_write(path, segs, 2, vi);
+	}
+	free(s.ram);
+	return ret;
+}
+
+/* The layout that goes with it: the 6.12 fixture plus symbols and identity. */
+static inline int synth_layout(struct mmc_layout *l)
+{
+	if (mmc_test_layout_612(l))
+		return -1;
+	snprintf(l->release, sizeof(l->release), "6.12.0-synth");
+	snprintf(l->source, sizeof(l->source), "synthetic layout");
+	l->sym_found[MMC_SYM_PGMAP_ARRAY] = true;
+	l->sym[MMC_SYM_PGMAP_ARRAY] = SK_SYM_PGMAP_ARRAY;
+	l->sym_found[MMC_SYM_VMEMMAP_BASE] = true;
+	l->sym[MMC_SYM_VMEMMAP_BASE] = SK_SYM_VMEMMAP_BASE;
+	l->sym_found[MMC_SYM_PAGE_OFFSET_BASE] = true;
+	l->sym[MMC_SYM_PAGE_OFFSET_BASE] = SK_SYM_PAGE_OFFSET_BASE;
+	l->sym_found[MMC_SYM_VMALLOC_BASE] = true;
+	l->sym[MMC_SYM_VMALLOC_BASE] = SK_SYM_VMALLOC_BASE;
+	l->sym_found[MMC_SYM_INIT_TOP_PGT] = true;
+	l->sym[MMC_SYM_INIT_TOP_PGT] = SK_SYM_TOP_PGT;
+	l->sym_found[MMC_SYM_TEXT] = true;
+	l->sym[MMC_SYM_TEXT] = SK_TEXT;
+	l->sym_found[MMC_SYM_STEXT] = true;
+	l->sym[MMC_SYM_STEXT] = SK_TEXT;
+	l->sym_found[MMC_SYM_END] = true;
+	l->sym[MMC_SYM_END] = SK_SYM_END;
+	l->sym_found[MMC_SYM_INIT_UTS_NS] = true;
+	l->sym[MMC_SYM_INIT_UTS_NS] = sk_sym(0x30000);
+	return 0;
+}
+
+#endif

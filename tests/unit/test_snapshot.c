@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Snapshot: run encoder, random/sequential access, O(runs) memory, file round
+ * trip, and every kind of corrupt file giving an error with file + offset. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "layout_fixture.h"
+#include "snapshot.h"
+#include "tap.h"
+
+#define VBASE 0xffffea0000000000ULL
+#define DELTA 0xdead000000000000ULL
+#define ZONE_BITS (4ULL << 61)
+#define PG_RESERVED (1ULL << 13)
+#define PG_HEAD (1ULL << 6)
+
+#define R1_START 0x100000ULL	/* devdax, 2M compound pages */
+#define R1_PAGES 2048ULL
+#define R2_START 0x140000ULL	/* fsdax order-0, altmap */
+#define R2_PAGES 1024ULL
+
+static struct mmc_nval nv(unsigned int cls, unsigned int off, int64_t v, uint64_t raw)
+{
+	struct mmc_nval x = { .cls = (uint8_t)cls, .off = (uint16_t)off, .v = v, .raw = raw };
+
+	return x;
+}
+
+static struct mmc_nval raw(uint64_t v)
+{
+	return nv(MMC_V_RAW, 0, (int64_t)v, v);
+}
+
+static uint64_t paddr_of(uint64_t pfn, unsigned int off)
+{
+	return VBASE + pfn * 64 + off;
+}
+
+/* Every slot class: RAW, NULL, SELF, PAGE, PGMAP, POISON, OBJ. */
+static void gen(uint64_t pfn, struct mmc_nrec *r)
+{
+	unsigned int i;
+
+	memset(r, 0, sizeof(*r));
+	r->nslots = 8;
+	for (i = 0; i < 8; i++)
+		r->slot[i] = nv(MMC_V_NULL, 0, 0, 0);
+	if (pfn >= R1_START && pfn < R1_START + R1_PAGES) {
+		uint64_t k = (pfn - R1_START) % 512, head = pfn - k;
+
+		r->role = MMC_ROLE_DEVICE;
+		if (k == 0) {
+			r->slot[0] = raw(ZONE_BITS | PG_RESERVED | PG_HEAD);
+			r->slot[1] = nv(MMC_V_PGMAP, 0, 0, 0xffff888004000000ULL);
+			r->slot[4] = raw(0);
+			r->slot[5] = nv(MMC_V_OBJ, 0, 0, 0xffff888012345000ULL);
+			r->slot[5].region = MMC_R_DIRECT;
+			r->slot[6] = raw(0x1ffffffffULL);
+			return;
+		}
+		r->slot[0] = raw(ZONE_BITS | PG_RESERVED | (k == 1 ? 9 : 0));
+		r->slot[1] = nv(MMC_V_PAGE, 1, -(int64_t)k, paddr_of(head, 1));
+		if (k == 1) {
+			r->slot[2] = raw(0xffffffffffffffffULL);
+			r->slot[4] = raw(512);
+		} else if (k == 2) {
+			r->slot[2] = nv(MMC_V_SELF, 16, 0, paddr_of(pfn, 16));
+			r->slot[3] = nv(MMC_V_SELF, 16, 0, paddr_of(pfn, 16));
+		} else {
+			r->slot[3] = nv(MMC_V_POISON, 0, 0x400, DELTA + 0x400);
+			r->slot[4] = raw(k);	/* grows by one per page */
+		}
+		r->slot[6] = raw(0xffffffffULL);
+		if (k >= 500) {
+			r->role = MMC_ROLE_SHARED;
+			r->state = MMC_PS_UNREADABLE;
+		}
+		return;
+	}
+	/* range 2: 16 reserve, 16 memmap (altmap) pfns, then device pages */
+	{
+		uint64_t k = pfn - R2_START;
+
+		if (k < 16) {
+			r->state = MMC_PS_NOT_INIT;
+			r->role = MMC_ROLE_RESERVE;
+			r->slot[0] = raw(0x1234 + k * 3);
+			return;
+		}
+		if (k < 32) {
+			r->role = MMC_ROLE_ALTMAP;
+			r->slot[0] = raw(ZONE_BITS);
+			r->slot[1] = nv(MMC_V_SELF, 8, 0, paddr_of(pfn, 8));
+			r->slot[2] = nv(MMC_V_SELF, 8, 0, paddr_of(pfn, 8));
+			r->slot[6] = raw(0x1ffffffffULL);
+			return;
+		}
+		r->slot[0] = raw(ZONE_BITS | PG_RESERVED);
+		r->slot[1] = nv(MMC_V_PGMAP, 0, 1, 0xffff888004100000ULL);
+		r->slot[6] = raw(0x1ffffffffULL);
+		if (k == 700)
+			r->state = MMC_PS_UNMAPPED;
+	}
+}
+
+static void gen_vframe(unsigned int range, uint64_t i, struct mmc_vframe *vf)
+{
+	memset(vf, 0, sizeof(*vf));
+	if (range == 0) {
+		uint64_t k = i % 8;
+
+		vf->kind = MMC_VF_RAM;
+		vf->share_back = k >= 2 ? (int64_t)(k - 1) : 0;
+		vf->paddr = 0x40000000ULL + (i / 8) * 0x2000 + (k ? 0x1000 : 0);
+	} else {
+		vf->kind = MMC_VF_DEVICE;
+		vf->dev_off = (int64_t)i;
+		vf->paddr = (R2_START + i) << 12;
+	}
+}
+
+static int nrec_same(const struct mmc_nrec *a, const struct mmc_nrec *b)
+{
+	unsigned int i;
+
+	if (a->state != b->state || a->role != b->role || a->nslots != b->nslots)
+		return 0;
+	for (i = 0; i < a->nslots; i++) {
+		const struct mmc_nval *x = &a->slot[i], *y = &b->slot[i];
+
+		if (x->cls != y->cls || x->off != y->off || x->v != y->v ||
+		    x->raw != y->raw || x->region != y->region)
+			return 0;
+	}
+	return 1;
+}
+
+static struct mmc_layout layout;
+static struct mmc_geom geom;
+
+static struct mmc_snapshot *build(void)
+{
+	struct mmc_snapshot *s;
+	struct mmc_spgmap pg;
+	struct mmc_srange r;
+	struct mmc_error *err;
+	uint64_t pfn, i;
+
+	err = mmc_snapshot_create(&layout, &geom, "test.elf", "memmapcheck test", &s);
+	if (err) {
+		mmc_error_fprint(stdout, err);
+		exit(1);
+	}
+	memset(&pg, 0, sizeof(pg));
+	pg.kaddr = 0xffff888004000000ULL;
+	pg.type = 4;
+	snprintf(pg.type_name, sizeof(pg.type_name), "MEMORY_DEVICE_GENERIC");
+	pg.vmemmap_shift = 9;
+	pg.nr_range = 1;
+	pg.owner = nv(MMC_V_NULL, 0, 0, 0);
+	pg.ops = nv(MMC_V_OBJ, 0, 3, 0xffffffff82001000ULL);
+	pg.ops.region = MMC_R_KIMAGE;
+	err = mmc_snapshot_add_pgmap(s, &pg);
+	pg.kaddr = 0xffff888004100000ULL;
+	pg.type = 3;
+	snprintf(pg.type_name, sizeof(pg.type_name), "MEMORY_DEVICE_FS_DAX");
+	pg.vmemmap_shift = 0;
+	pg.has_altmap = true;
+	pg.altmap_base_pfn = R2_START;
+	pg.altmap_reserve = 16;
+	pg.altmap_free = 16;
+	pg.altmap_alloc = 16;
+	if (!err)
+		err = mmc_snapshot_add_pgmap(s, &pg);
+
+	memset(&r, 0, sizeof(r));
+	r.start_pfn = R1_START;
+	r.end_pfn = R1_START + R1_PAGES;
+	r.vmemmap_start = paddr_of(R1_START, 0);
+	if (!err)
+		err = mmc_snapshot_begin_range(s, &r);
+	for (pfn = r.start_pfn; pfn < r.end_pfn && !err; pfn++) {
+		struct mmc_nrec rec;
+
+		gen(pfn, &rec);
+		err = mmc_snapshot_append(s, &rec);
+	}
+	for (i = 0; i < R1_PAGES * 64 / 4096 && !err; i++) {
+		struct mmc_vframe vf;
+
+		gen_vframe(0, i, &vf);
+		err = mmc_snapshot_append_vframe(s, &vf);
+	}
+	if (!err)
+		err = mmc_snapshot_end_range(s);
+
+	r.start_pfn = R2_START;
+	r.end_pfn = R2_START + R2_PAGES;
+	r.pgmap_index = 1;
+	r.vmemmap_start = paddr_of(R2_START, 0);
+	r.reserve_start = R2_START;
+	r.reserve_end = R2_START + 16;
+	r.altmap_start = R2_START + 16;
+	r.altmap_end = R2_START + 32;
+	if (!err)
+		err = mmc_snapshot_begin_range(s, &r);
+	for (pfn = r.start_pfn; pfn < r.end_pfn && !err; pfn++) {
+		struct mmc_nrec rec;
+
+		gen(pfn, &rec);
+		err = mmc_snapshot_append(s, &rec);
+	}
+	for (i = 0; i < R2_PAGES * 64 / 4096 && !err; i++) {
+		struct mmc_vframe vf;
+
+		gen_vframe(1, i, &vf);
+		err = mmc_snapshot_append_vframe(s, &vf);
+	}
+	if (!err)
+		err = mmc_snapshot_end_range(s);
+	if (err) {
+		mmc_error_fprint(stdout, err);
+		exit(1);
+	}
+	return s;
+}
+
+static int check_all(const struct mmc_snapshot *s, const char *what)
+{
+	struct mmc_snapshot_cursor cur;
+	struct mmc_nrec rec, want;
+	uint64_t pfn, n = 0;
+	size_t range;
+	int ok = 1;
+
+	for (range = 0; range < 2; range++) {
+		const struct mmc_srange *r = mmc_snapshot_range(s, range);
+
+		mmc_snapshot_cursor_init(s, range, &cur);
+		while (mmc_snapshot_cursor_next(&cur, &pfn, &rec)) {
+			gen(pfn, &want);
+			if (!nrec_same(&rec, &want) || pfn >= r->end_pfn) {
+				ok = 0;
+				tap_diag("%s: cursor pfn 0x%llx differs", what,
+					 (unsigned long long)pfn);
+				break;
+			}
+			if (!mmc_snapshot_get(s, range, pfn, &rec) || !nrec_same(&rec, &want)) {
+				ok = 0;
+				tap_diag("%s: get pfn 0x%llx differs", what,
+					 (unsigned long long)pfn);
+				break;
+			}
+			n++;
+		}
+		for (uint64_t i = 0; i < mmc_snapshot_range_nvframes(s, range); i++) {
+			struct mmc_vframe vf, wv;
+
+			mmc_snapshot_range_vframe(s, range, i, &vf);
+			gen_vframe((unsigned int)range, i, &wv);
+			if (vf.kind != wv.kind || vf.share_back != wv.share_back ||
+			    vf.dev_off != wv.dev_off || vf.paddr != wv.paddr) {
+				ok = 0;
+				tap_diag("%s: vframe %zu/%llu differs", what, range,
+					 (unsigned long long)i);
+				break;
+			}
+		}
+	}
+	return ok && n == R1_PAGES + R2_PAGES;
+}
+
+static size_t file_size(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+
+	if (!f)
+		return 0;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fclose(f);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+static unsigned char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *b;
+
+	*n = file_size(path);
+	b = malloc(*n ? *n : 1);
+	if (!f || !b || fread(b, 1, *n, f) != *n)
+		exit(1);
+	fclose(f);
+	return b;
+}
+
+static void spit(const char *path, const unsigned char *b, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(b, 1, n, f) != n)
+		exit(1);
+	fclose(f);
+}
+
+static uint64_t fnv(const unsigned char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (n--) {
+		h ^= *p++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Recompute the trailer so the structural checks, not the checksum, fire. */
+static void resign(unsigned char *b, size_t n)
+{
+	uint64_t h = fnv(b, n - 8);
+
+	for (int i = 0; i < 8; i++)
+		b[n - 8 + i] = (unsigned char)(h >> (8 * i));
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* Offset of section `tag`'s header. */
+static size_t find_section(const unsigned char *b, size_t n, const char *tag)
+{
+	size_t pos = 24;
+
+	while (pos + 12 <= n) {
+		if (!memcmp(b + pos, tag, 4))
+			return pos;
+		pos += 12 + (size_t)get64(b + pos + 4);
+	}
+	return 0;
+}
+
+/* Load `b` from `path`; expect an error naming path, "byte offset" and
+ * (if want_off >= 0) that offset. */
+static void expect_bad(const char *path, const unsigned char *b, size_t n,
+		       long long want_off, const char *what)
+{
+	struct mmc_snapshot *s = NULL;
+	struct mmc_error *err;
+	char *msg;
+	char offs[48];
+	int ok;
+
+	spit(path, b, n);
+	err = mmc_snapshot_load(path, &s);
+	msg = err ? mmc_error_string(err) : NULL;
+	snprintf(offs, sizeof(offs), "byte offset %lld:", want_off);
+	ok = err && !s && msg && err->path && !strcmp(err->path, path) &&
+	     strstr(msg, "byte offset") &&
+	     (want_off < 0 || strstr(msg, offs));
+	tap_ok(ok, "%s -> %s", what, msg ? msg : "(no error)");
+	free(msg);
+	mmc_error_destroy(err);
+	mmc_snapshot_destroy(s);
+}
+
+int main(void)
+{
+	struct mmc_snapshot *s, *t = NULL, *big;
+	struct mmc_error *err;
+	char path[] = "/tmp/mmc-test-snap-XXXXXX";
+	char bad[sizeof(path) + 8];
+	unsigned char *b, *c;
+	size_t n, rng;
+	struct timespec t0, t1;
+	struct mmc_nrec rec;
+	struct mmc_srange r;
+	struct mmc_spgmap pg;
+	uint64_t i;
+	int fd;
+
+	if (mmc_test_layout_612(&layout))
+		return 1;
+	mmc_test_geom(&geom);
+
+	s = build();
+	TAP_EQ_U64(mmc_snapshot_npages(s), R1_PAGES + R2_PAGES, "npages");
+	tap_ok(mmc_snapshot_nruns(s) <= 4 * 6 + 8, "runs: %llu for %llu pages",
+	       (unsigned long long)mmc_snapshot_nruns(s),
+	       (unsigned long long)mmc_snapshot_npages(s));
+	TAP_EQ_U64(mmc_snapshot_count_state(s, MMC_PS_NOT_INIT), 16, "NOT_INIT count");
+	TAP_EQ_U64(mmc_snapshot_count_state(s, MMC_PS_UNREADABLE), 4 * 12, "UNREADABLE count");
+	TAP_EQ_U64(mmc_snapshot_count_state(s, MMC_PS_UNMAPPED), 1, "UNMAPPED count");
+	TAP_EQ_U64(mmc_snapshot_range_nvframe_runs(s, 0), 8, "vframe runs of range 0 (2 per compound)");
+	TAP_EQ_U64(mmc_snapshot_range_nvframe_runs(s, 1), 1, "vframe runs of range 1");
+	tap_ok(check_all(s, "built"), "every record and vframe reads back (cursor, get)");
+	tap_ok(!mmc_snapshot_get(s, 0, R1_START - 1, &rec) &&
+	       !mmc_snapshot_get(s, 0, R1_START + R1_PAGES, &rec) &&
+	       !mmc_snapshot_get(s, 5, R1_START, &rec), "get outside a range is false");
+
+	/* builder contract errors */
+	err = mmc_snapshot_append(s, &rec);
+	tap_ok(err != NULL, "append outside a range is an error");
+	mmc_error_destroy(err);
+	memset(&r, 0, sizeof(r));
+	r.start_pfn = 0;
+	r.end_pfn = 4;
+	r.pgmap_index = 7;
+	err = mmc_snapshot_begin_range(s, &r);
+	tap_ok(err != NULL, "range naming a missing pgmap is an error");
+	mmc_error_destroy(err);
+
+	/* save + load round trip */
+	fd = mkstemp(path);
+	if (fd < 0)
+		return 1;
+	close(fd);
+	err = mmc_snapshot_save(s, path);
+	tap_ok(!err, "save");
+	mmc_error_destroy(err);
+	n = file_size(path);
+	tap_diag("file: %zu bytes for %llu pages in %llu runs", n,
+		 (unsigned long long)mmc_snapshot_npages(s),
+		 (unsigned long long)mmc_snapshot_nruns(s));
+	err = mmc_snapshot_load(path, &t);
+	if (err)
+		mmc_error_fprint(stdout, err), putchar('\n');
+	tap_ok(!err && t, "load");
+	mmc_error_destroy(err);
+	tap_ok(t && mmc_snapshot_equal_content(s, t), "loaded snapshot equals the saved one");
+	tap_ok(t && check_all(t, "loaded"), "loaded records read back");
+	tap_ok(t && mmc_layout_compare(&layout, mmc_snapshot_layout(t), true) == NULL,
+	       "embedded layout equals the original");
+	tap_ok(t && !strcmp(mmc_snapshot_info(t)->dump, "test.elf") &&
+	       !strcmp(mmc_snapshot_info(t)->release, "6.12.117") &&
+	       mmc_snapshot_info(t)->layout_fingerprint == mmc_layout_fingerprint(&layout),
+	       "info survives");
+	tap_ok(mmc_snapshot_equal_content(s, s), "equal_content is reflexive");
+	mmc_snapshot_destroy(t);
+	t = NULL;
+
+	/* corruption */
+	b = slurp(path, &n);
+	c = malloc(n);
+	snprintf(bad, sizeof(bad), "%s.bad", path);
+	{
+		size_t cuts[] = { 0, 5, 23, 24, 40, n / 3, n / 2, n - 9, n - 1 };
+
+		for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "truncated to %zu bytes", cuts[i]);
+			expect_bad(bad, b, cuts[i], -1, what);
+		}
+	}
+	{
+		size_t flips[] = { 30, 100, n / 2, n - 20, n - 3 };
+
+		for (i = 0; i < sizeof(flips) / sizeof(flips[0]); i++) {
+			char what[64];
+
+			memcpy(c, b, n);
+			c[flips[i]] ^= 0x10;
+			snprintf(what, sizeof(what), "byte %zu flipped", flips[i]);
+			expect_bad(bad, c, n, (long long)n - 8, what);
+		}
+	}
+	memcpy(c, b, n);
+	c[0] = 'X';
+	expect_bad(bad, c, n, 0, "bad magic");
+	memcpy(c, b, n);
+	c[8] = 99;
+	expect_bad(bad, c, n, 8, "bad version");
+	memcpy(c, b, n);
+	put64(c + 16, (uint64_t)n + 100);
+	expect_bad(bad, c, n, 16, "header size disagrees with file size");
+
+	rng = find_section(b, n, "RNGS");
+	tap_ok(rng != 0, "ranges section found at %zu", rng);
+	/* range count */
+	memcpy(c, b, n);
+	c[rng + 12 + 3] = 0x7f;
+	resign(c, n);
+	expect_bad(bad, c, n, (long long)rng + 12, "huge range count");
+	/* run count of range 0 */
+	memcpy(c, b, n);
+	put64(c + rng + 12 + 4 + 64, 1ULL << 60);
+	resign(c, n);
+	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 64, "huge run count");
+	/* first run's page count */
+	memcpy(c, b, n);
+	put64(c + rng + 12 + 4 + 80, 1ULL << 40);
+	resign(c, n);
+	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80, "run count beyond the range");
+	memcpy(c, b, n);
+	put64(c + rng + 12 + 4 + 80, 0);
+	resign(c, n);
+	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80, "run of zero pages");
+	/* state, role, nslots, slot class of the first run */
+	memcpy(c, b, n);
+	c[rng + 12 + 4 + 80 + 8] = 9;
+	resign(c, n);
+	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80 + 8, "page state out of range");
+	memcpy(c, b, n);
+	c[rng + 12 + 4 + 80 + 9] = 9;
+	resign(c, n);
+	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80 + 9, "page role out of range");
+	memcpy(c, b, n);
+	c[rng + 12 + 4 + 80 + 10] = 200;
+	resign(c, n);
+	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80 + 10, "nslots > MMC_MAX_SLOTS");
+	memcpy(c, b, n);
+	c[rng + 12 + 4 + 80 + 11] = 77;
+	resign(c, n);
+	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80 + 11, "slot class out of range");
+	/* pgmap index of range 0 */
+	memcpy(c, b, n);
+	c[rng + 12 + 4 + 16] = 5;
+	resign(c, n);
+	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 16, "range names a missing pgmap");
+	/* range end moved: runs no longer sum to the range */
+	memcpy(c, b, n);
+	put64(c + rng + 12 + 4 + 8, R1_START + R1_PAGES + 1);
+	resign(c, n);
+	expect_bad(bad, c, n, -1, "runs do not sum to end_pfn - start_pfn");
+	/* section length too large */
+	memcpy(c, b, n);
+	put64(c + rng + 4, 1ULL << 62);
+	resign(c, n);
+	expect_bad(bad, c, n, (long long)rng + 4, "section length beyond the file");
+	/* embedded layout damaged */
+	{
+		size_t lay = find_section(b, n, "LAYT");
+
+		memcpy(c, b, n);
+		memset(c + lay + 12, '#', 16);
+		resign(c, n);
+		expect_bad(bad, c, n, -1, "damaged embedded layout");
+	}
+	free(b);
+	free(c);
+	unlink(bad);
+	err = mmc_snapshot_load("/nonexistent/x.snap", &t);
+	tap_ok(err && err->code == MMC_ERR_OS && !t, "missing file -> OS error");
+	mmc_error_destroy(err);
+
+	/* 100 GiB of identical 4K pages: a handful of runs, O(runs) memory */
+	err = mmc_snapshot_create(&layout, &geom, "big", "test", &big);
+	memset(&pg, 0, sizeof(pg));
+	if (!err)
+		err = mmc_snapshot_add_pgmap(big, &pg);
+	memset(&r, 0, sizeof(r));
+	r.start_pfn = 0x1000000;
+	r.end_pfn = r.start_pfn + (100ULL << 18);
+	if (!err)
+		err = mmc_snapshot_begin_range(big, &r);
+	gen(R2_START + 100, &rec);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = r.start_pfn; i < r.end_pfn && !err; i++)
+		err = mmc_snapshot_append(big, &rec);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	{
+		struct mmc_vframe vf = { .kind = MMC_VF_DEVICE };
+
+		for (i = 0; i < (100ULL << 18) * 64 / 4096 && !err; i++) {
+			vf.dev_off = (int64_t)i;
+			err = mmc_snapshot_append_vframe(big, &vf);
+		}
+	}
+	if (!err)
+		err = mmc_snapshot_end_range(big);
+	tap_ok(!err, "26 M page range built");
+	mmc_error_destroy(err);
+	TAP_EQ_U64(mmc_snapshot_nruns(big), 1, "26 M identical pages: one run");
+	tap_ok(mmc_snapshot_mem_bytes(big) < 64 * 1024, "memory %zu bytes",
+	       mmc_snapshot_mem_bytes(big));
+	tap_diag("append: %.1f M pages/s",
+		 (double)(100ULL << 18) / ((t1.tv_sec - t0.tv_sec) +
+					   (t1.tv_nsec - t0.tv_nsec) / 1e9) / 1e6);
+	err = mmc_snapshot_save(big, path);
+	tap_ok(!err && file_size(path) < 64 * 1024, "26 M page snapshot file: %zu bytes",
+	       file_size(path));
+	mmc_error_destroy(err);
+	err = mmc_snapshot_load(path, &t);
+	tap_ok(!err && t && mmc_snapshot_equal_content(big, t), "26 M page snapshot round trip");
+	mmc_error_destroy(err);
+	mmc_snapshot_destroy(t);
+	mmc_snapshot_destroy(big);
+
+	unlink(path);
+	mmc_snapshot_destroy(s);
+	mmc_test_layout_release(&layout);
+	return tap_done();
+}
