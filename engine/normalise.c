@@ -71,6 +71,14 @@ struct mmc_norm {
 	size_t obj_cap;		/* power of 2 */
 	size_t obj_count;
 	bool obj_failed;	/* the table could not grow: see mmc_norm_failed() */
+	/*
+	 * The previous page's slots: consecutive struct pages mostly repeat
+	 * the same values, and a value's class does not depend on the pfn
+	 * unless it points into the vmemmap, so those are reused as they are.
+	 */
+	bool have_prev;
+	uint64_t prev_raw[MMC_MAX_SLOTS];
+	struct mmc_nval prev_nv[MMC_MAX_SLOTS];
 };
 
 static uint64_t mmc_norm_hash(uint64_t x)
@@ -362,8 +370,17 @@ void mmc_norm_page(struct mmc_norm *norm, uint64_t pfn, const uint8_t *bytes,
 			nv->raw = raw;
 			continue;
 		}
+		if (norm->have_prev && raw == norm->prev_raw[i] &&
+		    norm->prev_nv[i].cls != MMC_V_SELF &&
+		    norm->prev_nv[i].cls != MMC_V_PAGE) {
+			*nv = norm->prev_nv[i];
+			continue;
+		}
 		*nv = mmc_norm_value(norm, pfn, raw);
+		norm->prev_raw[i] = raw;
+		norm->prev_nv[i] = *nv;
 	}
+	norm->have_prev = true;
 }
 
 bool mmc_norm_slot_is_raw(const struct mmc_norm *norm, unsigned int slot)

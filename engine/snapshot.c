@@ -287,23 +287,22 @@ static bool extend_run(struct snap_range *r, const struct mmc_nrec *rec)
 	    run->nslots != rec->nslots || run->count == UINT64_MAX)
 		return false;
 	sl = &r->slots[run->slot0];
+	/* one pass: classes equal and (from the third record) on the line */
 	for (i = 0; i < rec->nslots; i++) {
 		const struct mmc_nval *v = &rec->slot[i];
 
 		if (sl[i].cls != v->cls || sl[i].off != v->off ||
 		    sl[i].region != v->region)
 			return false;
+		if (run->count > 1 &&
+		    (lin(sl[i].v, sl[i].dv, run->count) != v->v ||
+		     sl[i].raw + sl[i].draw * run->count != v->raw))
+			return false;
 	}
 	if (run->count == 1) {
 		for (i = 0; i < rec->nslots; i++) {
 			sl[i].dv = (int64_t)((uint64_t)rec->slot[i].v - (uint64_t)sl[i].v);
 			sl[i].draw = rec->slot[i].raw - sl[i].raw;
-		}
-	} else {
-		for (i = 0; i < rec->nslots; i++) {
-			if (lin(sl[i].v, sl[i].dv, run->count) != rec->slot[i].v ||
-			    sl[i].raw + sl[i].draw * run->count != rec->slot[i].raw)
-				return false;
 		}
 	}
 	run->count++;
@@ -333,15 +332,18 @@ struct mmc_error *mmc_snapshot_append(struct mmc_snapshot *snap,
 	if (!r)
 		return mmc_error_create(MMC_ERR_INTERNAL, NULL,
 					"snapshot: record appended outside a range");
+	if (r->nrecs >= r->r.end_pfn - r->r.start_pfn)
+		return check_room(r, 1);
+	/* a record that extends a run has the run's (valid) state, role and
+	 * classes; only a new run needs checking */
+	if (extend_run(r, rec)) {
+		snap->state_count[rec->state]++;
+		return NULL;
+	}
 	if (!rec_valid(rec))
 		return mmc_error_create(MMC_ERR_INTERNAL, NULL,
 					"snapshot: record with out-of-range state/role/class/nslots");
-	err = check_room(r, 1);
-	if (err)
-		return err;
 	snap->state_count[rec->state]++;
-	if (extend_run(r, rec))
-		return NULL;
 	err = push_run(r, rec, NULL, 1);
 	if (err)
 		snap->state_count[rec->state]--;

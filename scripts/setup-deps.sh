@@ -4,7 +4,7 @@
 set -euo pipefail
 
 pkgs=(build-essential pkg-config libkdumpfile-dev libdw-dev libelf-dev perl
-      python3 xz-utils crash makedumpfile)
+      python3 xz-utils crash makedumpfile time)
 if [ "${1:-}" != "--build-only" ]; then
 	pkgs+=(qemu-system-x86 busybox-static ndctl cpio kexec-tools python3-drgn
 	       socat zstd)
