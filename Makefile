@@ -60,7 +60,11 @@ $(B)/tests/%: tests/unit/%.c $(LIB) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIB) $(DEPS_LIBS) $(LDSAN)
 
-unit: $(UNIT_BIN)
+unit: $(UNIT_BIN) $(B)/tests/mksynth
+
+$(B)/tests/mksynth: tests/unit/mksynth.c $(LIB) $(wildcard tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIB) $(DEPS_LIBS) $(LDSAN)
 
 crash-ext:
 	@if [ -f crash-ext/Makefile ]; then $(MAKE) -C crash-ext B=$(abspath $(B))/crash-ext; fi

@@ -341,6 +341,20 @@ static int cmd_snapshot(const struct opts *o, int argc, char **argv)
 	return 0;
 }
 
+/* Pages that could not be read are "incomplete", not violations. */
+static int lint_exit(const struct mmc_lint_result *lr)
+{
+	uint64_t real = lr->violations_total;
+	size_t i;
+
+	for (i = 0; i < lr->nrules; i++)
+		if (!strcmp(lr->rules[i].rule, "unreadable"))
+			real -= lr->rules[i].pages;
+	if (real)
+		return EXIT_DIFFERENT;
+	return lr->incomplete ? EXIT_INCOMPLETE : 0;
+}
+
 static int cmd_one_image(const struct opts *o, int argc, char **argv,
 			 const char *cmd)
 {
@@ -386,8 +400,7 @@ static int cmd_one_image(const struct opts *o, int argc, char **argv,
 			}
 		}
 		if (!rc)
-			rc = lr->violations_total ? EXIT_DIFFERENT :
-			     lr->incomplete ? EXIT_INCOMPLETE : 0;
+			rc = lint_exit(lr);
 		mmc_lint_result_destroy(lr);
 	}
 	mmc_snapshot_destroy(s);

@@ -70,8 +70,9 @@ struct mmc_error *mmc_geom_flags_layout(const struct mmc_layout *layout,
 		geom->nodes_width = nodes_shift;
 	else
 		geom->nodes_width = 0;
-	geom->nodes_pgshift = 64 - geom->nodes_width;
-	geom->zones_pgshift = geom->nodes_pgshift - geom->zones_width;
+	/* a width-0 field gets shift 0: never shift a 64-bit value by 64 */
+	geom->zones_pgshift = 64 - geom->nodes_width - geom->zones_width;
+	geom->nodes_pgshift = geom->nodes_width ? 64 - geom->nodes_width : 0;
 	return NULL;
 }
 

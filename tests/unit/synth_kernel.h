@@ -36,6 +36,8 @@ struct synth_opts {
 	int64_t bad_tail;	/* pfn whose compound_head points at the wrong head, -1 none */
 	uint64_t drop_frame;	/* vmemmap vaddr whose frame is left out of the dump, 0 none */
 	int xa_cycle;		/* xa_node slot pointing back at its node */
+	int64_t wild_tail;	/* pfn whose compound_head points outside the vmemmap, -1 none */
+	int head_cycle;		/* first compound head points at its page[1]: a loop */
 	const char *release;	/* OSRELEASE in VMCOREINFO */
 };
 
@@ -91,7 +93,7 @@ static inline void sk_map(struct synth *s, uint64_t vaddr, uint64_t frame)
 	sk_put64(s, table + ((vaddr >> 12) & 511) * 8, frame | 0x63);
 }
 
-static inline void sk_page(struct synth *s, uint64_t pfn, uint64_t flags,
+static inline uint64_t sk_page(struct synth *s, uint64_t pfn, uint64_t flags,
 			   uint64_t w8, uint64_t mapping, int32_t mapcount,
 			   int32_t refcount)
 {
@@ -111,6 +113,7 @@ static inline void sk_page(struct synth *s, uint64_t pfn, uint64_t flags,
 	sk_put64(s, pa + 24, mapping);
 	memcpy(s->ram + pa + 48, &mapcount, 4);
 	memcpy(s->ram + pa + 52, &refcount, 4);
+	return pa;
 }
 
 /* Build and write the image; returns 0 or -1. */
@@ -119,7 +122,7 @@ static inline int synth_write(const char *path, const struct synth_opts *o)
 	struct synth s = { .o = *o };
 	uint64_t zone_dev = 4ULL << 61;		/* ZONE_DEVICE; 3 zone bits, no node bits */
 	uint64_t reserved = 1ULL << 13, head = 1ULL << 6;
-	uint64_t pgmap0, pgmap1, node, vi_len, pfn, va, v;
+	uint64_t pgmap0, pgmap1, node, vi_len, pfn, va, v, pa;
 	struct mkcore_seg segs[3];
 	char vi[512];
 	int ret;
@@ -184,7 +187,8 @@ static inline int synth_write(const char *path, const struct synth_opts *o)
 		uint64_t h = pfn & ~511ULL;
 
 		if (pfn == h) {
-			sk_page(&s, pfn, zone_dev | reserved | head, pgmap1, 0, -1, 1);
+			v = o->head_cycle && h == SK_R1_PFN ? SK_VMEMMAP + (h + 1) * 64 + 1 : pgmap1;
+			sk_page(&s, pfn, zone_dev | reserved | head, v, 0, -1, 1);
 			continue;
 		}
 		if (pfn >= h + 128)
@@ -192,8 +196,12 @@ static inline int synth_write(const char *path, const struct synth_opts *o)
 		v = SK_VMEMMAP + h * 64 + 1;
 		if ((int64_t)pfn == o->bad_tail)
 			v = SK_VMEMMAP + (h - 512) * 64 + 1;
-		sk_page(&s, pfn, zone_dev | reserved | (pfn == h + 1 ? 9 : 0), v,
-			SK_TAIL_MAPPING, -1, o->tail_refcount);
+		if ((int64_t)pfn == o->wild_tail)
+			v = 0xffff888012345679ULL;
+		pa = sk_page(&s, pfn, zone_dev | reserved | (pfn == h + 1 ? 9 : 0), v,
+			     SK_TAIL_MAPPING, -1, o->tail_refcount);
+		if (pfn == h + 1)	/* folio->_folio_nr_pages (fixture: +96) */
+			sk_put64(&s, pa + 32, 512);
 	}
 
 	vi_len = (uint64_t)snprintf(vi, sizeof(vi),

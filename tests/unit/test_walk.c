@@ -76,7 +76,7 @@ static struct mmc_diff_result *diff_of(struct mmc_snapshot *a, struct mmc_snapsh
 	return r;
 }
 
-static const struct synth_opts base = { .bad_tail = -1 };
+static const struct synth_opts base = { .bad_tail = -1, .wild_tail = -1 };
 
 int main(void)
 {
