@@ -60,7 +60,60 @@ struct dctx {
 	struct sig gsig;
 	struct mmc_diff_group g;
 	bool oom;
+	/*
+	 * OBJ numbers are first-appearance numbers within each image, so they
+	 * shift when one image could not read pages the other could.  Two
+	 * numbers are equal when they are paired one-to-one: the first time an
+	 * a-number meets a b-number pairs them, a later meeting with another
+	 * number is a real difference.
+	 */
+	int64_t *a2b, *b2a;
+	size_t a2b_cap, b2a_cap;
 };
+
+static bool obj_map_grow(struct dctx *c, int64_t **map, size_t *cap, int64_t v)
+{
+	size_t ncap = *cap ? *cap : 64, i;
+	int64_t *m;
+
+	if (v < 0 || (uint64_t)v > (1ULL << 32)) {
+		c->oom = true;	/* numbers are dense: this is a corrupt snapshot */
+		return false;
+	}
+	if ((size_t)v < *cap)
+		return true;
+	while (ncap <= (size_t)v)
+		ncap *= 2;
+	m = realloc(*map, ncap * sizeof(*m));
+	if (!m) {
+		c->oom = true;
+		return false;
+	}
+	for (i = *cap; i < ncap; i++)
+		m[i] = -1;
+	*map = m;
+	*cap = ncap;
+	return true;
+}
+
+/* Equality of two normalised values, OBJ numbers through the pairing. */
+static bool nval_equal(struct dctx *c, const struct mmc_nval *x,
+		       const struct mmc_nval *y)
+{
+	if (x->cls != MMC_V_OBJ || y->cls != MMC_V_OBJ)
+		return mmc_nval_equal(x, y);
+	if (x->region != y->region || x->off != y->off)
+		return false;
+	if (!obj_map_grow(c, &c->a2b, &c->a2b_cap, x->v) ||
+	    !obj_map_grow(c, &c->b2a, &c->b2a_cap, y->v))
+		return false;
+	if (c->a2b[x->v] < 0 && c->b2a[y->v] < 0) {
+		c->a2b[x->v] = y->v;
+		c->b2a[y->v] = x->v;
+		return true;
+	}
+	return c->a2b[x->v] == y->v && c->b2a[y->v] == x->v;
+}
 
 static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
@@ -417,7 +470,7 @@ static uint64_t tail_const(const struct dctx *c, const struct side *A,
 
 /* Compare two READ records at the overlap start; returns the chunk length
  * (<= n) over which the signature stays the same. */
-static uint64_t compare_read(const struct dctx *c, const struct side *A,
+static uint64_t compare_read(struct dctx *c, const struct side *A,
 			     const struct side *B, const struct mmc_nrec *ra,
 			     const struct mmc_nrec *rb, uint64_t n, struct sig *s)
 {
@@ -435,7 +488,9 @@ static uint64_t compare_read(const struct dctx *c, const struct side *A,
 		}
 		da = A->stride.slot[k].v;
 		db = B->stride.slot[k].v;
-		eq = mmc_nval_equal(x, y);
+		if (x->cls == MMC_V_OBJ && (da || db))
+			n = 1;	/* each page meets other objects: pair one by one */
+		eq = nval_equal(c, x, y);
 		if (!eq) {
 			s->slot_mask |= 1u << k;
 			if (k == c->flags_slot && x->cls == MMC_V_RAW) {
@@ -654,12 +709,12 @@ static void diff_pgmap(struct dctx *c, uint32_t ia, const struct mmc_spgmap *pa,
 		       pb->vmemmap_shift);
 	if (pa->nr_range != pb->nr_range)
 		pgdiff(c, "%s nr_range: %u vs %u", name, pa->nr_range, pb->nr_range);
-	if (!mmc_nval_equal(&pa->owner, &pb->owner)) {
+	if (!nval_equal(c, &pa->owner, &pb->owner)) {
 		mmc_format_nval(&pa->owner, x, sizeof(x));
 		mmc_format_nval(&pb->owner, y, sizeof(y));
 		pgdiff(c, "%s owner: %s vs %s", name, x, y);
 	}
-	if (!mmc_nval_equal(&pa->ops, &pb->ops)) {
+	if (!nval_equal(c, &pa->ops, &pb->ops)) {
 		mmc_format_nval(&pa->ops, x, sizeof(x));
 		mmc_format_nval(&pb->ops, y, sizeof(y));
 		pgdiff(c, "%s ops: %s vs %s", name, x, y);
@@ -871,6 +926,8 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 	else
 		res->verdict = MMC_IDENTICAL;
 	free(pg_seen);
+	free(c->a2b);
+	free(c->b2a);
 	free(c);
 	*out = res;
 	return NULL;
@@ -879,6 +936,10 @@ nomem:
 	err = mmc_error_nomem();
 fail:
 	free(pg_seen);
+	if (c) {
+		free(c->a2b);
+		free(c->b2a);
+	}
 	free(c);
 	mmc_diff_result_destroy(res);
 	return err;

@@ -189,8 +189,22 @@ struct ref {
 static struct ref reference(const struct mmc_snapshot *a, const struct mmc_snapshot *b)
 {
 	struct ref x = { 0 };
+	int64_t a2b[64], b2a[64];
 	size_t i;
 
+	for (i = 0; i < 64; i++)
+		a2b[i] = b2a[i] = -1;
+	/* pgmaps are compared first in diff.c: pair their objects first too */
+	for (i = 0; i < mmc_snapshot_npgmaps(a) && i < mmc_snapshot_npgmaps(b); i++) {
+		const struct mmc_nval *u = &mmc_snapshot_pgmap(a, i)->ops;
+		const struct mmc_nval *w = &mmc_snapshot_pgmap(b, i)->ops;
+
+		if (u->cls == MMC_V_OBJ && w->cls == MMC_V_OBJ && u->v >= 0 && u->v < 64 &&
+		    w->v >= 0 && w->v < 64 && a2b[u->v] < 0 && b2a[w->v] < 0) {
+			a2b[u->v] = w->v;
+			b2a[w->v] = u->v;
+		}
+	}
 	for (i = 0; i < mmc_snapshot_nranges(a); i++) {
 		const struct mmc_srange *r = mmc_snapshot_range(a, i);
 		size_t j;
@@ -219,8 +233,22 @@ static struct ref reference(const struct mmc_snapshot *a, const struct mmc_snaps
 			x.compared++;
 			if (ra.state != rb.state || ra.role != rb.role || ra.nslots != rb.nslots)
 				d = true;
-			for (unsigned int k = 0; k < ra.nslots && !d; k++)
-				d = !mmc_nval_equal(&ra.slot[k], &rb.slot[k]);
+			for (unsigned int k = 0; k < ra.nslots && !d; k++) {
+				const struct mmc_nval *u = &ra.slot[k], *w = &rb.slot[k];
+
+				/* OBJ numbers: one-to-one pairing, as diff.c does */
+				if (u->cls == MMC_V_OBJ && w->cls == MMC_V_OBJ &&
+				    u->region == w->region && u->v >= 0 && u->v < 64 &&
+				    w->v >= 0 && w->v < 64) {
+					if (a2b[u->v] < 0 && b2a[w->v] < 0) {
+						a2b[u->v] = w->v;
+						b2a[w->v] = u->v;
+					}
+					d = a2b[u->v] != w->v || b2a[w->v] != u->v;
+					continue;
+				}
+				d = !mmc_nval_equal(u, w);
+			}
 			x.differing += d;
 		}
 	}
@@ -362,6 +390,27 @@ static void m_role(uint64_t pfn, struct mmc_nrec *r)
 		r->role = MMC_ROLE_ALTMAP;
 	if (pfn == R2_START + 2)
 		r->state = MMC_PS_READ;
+}
+
+/* heads of the second half point at another object than the first half */
+static void m_obj_split(uint64_t pfn, struct mmc_nrec *r)
+{
+	if (pfn >= R1_START + R1_PAGES / 2 && pfn < R1_START + R1_PAGES &&
+	    (pfn - R1_START) % 512 == 0)
+		r->slot[5].v = 7;
+}
+
+/* every object number shifted, as when the other image read fewer pages
+ * earlier: the pairing makes them equal */
+static void m_obj_shift(uint64_t pfn, struct mmc_nrec *r)
+{
+	if (r->slot[5].cls == MMC_V_OBJ)
+		r->slot[5].v += 5;
+}
+
+static void m_obj_shift_pg(size_t i, struct mmc_spgmap *pg)
+{
+	pg->ops.v += 5;
 }
 
 static int has_pgdiff(const struct mmc_diff_result *res, const char *s)
@@ -615,6 +664,25 @@ int main(void)
 		res = run(&m, NULL);
 		tap_ok(field(res, 1, "role") == 8 && field(res, 1, "state") == 1 &&
 		       res->pages_not_init == 7, "role and state differences named");
+		mmc_diff_result_destroy(res);
+	}
+
+	{
+		struct mut m = { .name = "obj split", .page = m_obj_split };
+
+		res = run(&m, NULL);
+		tap_ok(res->verdict == MMC_DIFFERENT && res->pages_differing == R1_PAGES / 512 / 2,
+		       "heads pointing at a second object: different (%llu pages)",
+		       (unsigned long long)res->pages_differing);
+		mmc_diff_result_destroy(res);
+	}
+	{
+		struct mut m = { .name = "obj shift", .page = m_obj_shift, .pgmap = m_obj_shift_pg };
+
+		res = run(&m, NULL);
+		tap_ok(res->verdict == MMC_IDENTICAL,
+		       "object numbers shifted consistently: identical (%s)",
+		       mmc_verdict_name(res->verdict));
 		mmc_diff_result_destroy(res);
 	}
 
