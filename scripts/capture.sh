@@ -11,7 +11,7 @@
 #   --rebind N     driver unbind/rebind rounds in the guest (default 3)
 #   --boot-mb M    boot RAM below the first pmem region, 64 mod 128 (default 320)
 #   --no-1g        leave out the 1 GiB devdax region
-#   --dump-level L makedumpfile -d (default 31)
+#   --dump-level L makedumpfile -d (default 23: 1.7.2 -d 31 drops 6.12+ slab)
 #   --timeout S    seconds to wait for the READY marker (default 420)
 #   --append STR   more kernel parameters
 # Environment: MEMMAPCHECK_CACHE (default ~/.cache/memmapcheck),
@@ -25,7 +25,8 @@ PY=/usr/bin/python3
 usage() { sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 kdir=$1 image=$2; shift 2
-kaslr=0 keep_elf=0 rebind=3 boot_mb=320 with1g=1 level=31 timeout=420 append=
+kdir_arg='$CACHE/kernels/'$(basename "$kdir") opts_arg="$*"
+kaslr=0 keep_elf=0 rebind=3 boot_mb=320 with1g=1 level=23 timeout=420 append=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kaslr) kaslr=1 ;;
@@ -119,21 +120,40 @@ sleep 1   # let the guest reach its idle loop
 grep -q 'MEMMAPCHECK-READY status=0' "$log" || echo "capture $image: WARNING: guest setup reported failures (see console log)" >&2
 
 elf=$work/$image.elf
+[ $keep_elf = 1 ] && elf=$CACHE/images/$image.elf
 qmp '{"execute":"dump-guest-memory","arguments":{"paging":false,"protocol":"file:'"$elf"'","format":"elf"}}' >/dev/null
 t_dump=$(elapsed)
 qmp '{"execute":"quit"}' >/dev/null 2>&1 || true
 wait $qpid 2>/dev/null || true
 qpid=
 cp "$log" "$CACHE/images/$image.console.log"
+[ -s "$work/qemu.out" ] && cp "$work/qemu.out" "$CACHE/images/$image.qemu.log"
 
 "$PY" "$here/fix-qemu-elf.py" "$elf"
 out=$CACHE/images/$image.kdump
 rm -f "$out"
-makedumpfile -l -d "$level" -x "$vmlinux" "$elf" "$out" > "$work/mdf.log" 2>&1 ||
+# VMCOREINFO (from -device vmcoreinfo + the guest's fw_cfg driver) is enough for
+# makedumpfile and far quicker than reading a debug vmlinux; -x only without it.
+mdf_x=
+readelf -n "$elf" 2>/dev/null | grep -q VMCOREINFO || { mdf_x="-x $vmlinux"; echo "capture $image: no VMCOREINFO note, using -x vmlinux" >&2; }
+makedumpfile -l -d "$level" $mdf_x "$elf" "$out" > "$work/mdf.log" 2>&1 ||
 	{ cat "$work/mdf.log" >&2; echo "capture $image: makedumpfile failed" >&2; exit 1; }
 t_mdf=$(elapsed)
-if [ $keep_elf = 1 ]; then mv "$elf" "$CACHE/images/$image.elf"; fi
-echo "capture $image: ready $t_ready s, dumped $t_dump s ($(stat -c %s "$CACHE/images/$image.elf" 2>/dev/null || echo "${MMC_RAM_MB} MiB ELF")), makedumpfile done $t_mdf s"
+echo "capture $image: ready $t_ready s, dumped $t_dump s (ELF $(stat -c %s "$elf") bytes), makedumpfile done $t_mdf s"
 echo "capture $image: $out $(stat -c %s "$out") bytes"
+{
+	echo "image=$image"
+	echo "command=scripts/capture.sh $kdir_arg $image $opts_arg"
+	echo "kernel_dir=$kdir"
+	echo "kernel=$(grep -a -m1 -o 'Linux version [^ ]*' "$log" | awk '{print $3}')"
+	[ -f "$kdir/VERSION" ] && echo "package=$(head -1 "$kdir/VERSION")"
+	echo "kaslr=$kaslr"
+	echo "boot=$(echo "$image" | sed -n 's/.*-b\([0-9]*\)$/\1/p')"
+	echo "rebind=$rebind"
+	echo "ram_mb=$MMC_RAM_MB"
+	echo "dump_level=$level"
+	echo "ns=$MMC_NS"
+	echo "source=qemu-elf"
+} > "$CACHE/images/$image.meta"
 [ -n "${MEMMAPCHECK_STATUS:-}" ] && echo "$image $out" >> "$MEMMAPCHECK_STATUS"
 exit 0

@@ -1,0 +1,270 @@
+#!/bin/bash
+# End-to-end test-vector driver (`make vectors`): kernels, guest captures, and
+# the small committed dumps.
+#
+#   1. Debian's stock 6.1: scripts/stock-6.1.sh -> 6.1-stock-b1, -b2
+#   2. per KVER (6.12, 7.2): scripts/build-kernel.sh KVER base -> <kver>-base-b1, -b2;
+#      every variant in patches/<kver>/series.tsv -> <kver>-<variant>-b1
+#   3. 6.12 KASLR: build-kernel.sh 6.12 base --kaslr -> 6.12-base-kaslr-b1, -b2
+#   4. 6.12 real kdump: scripts/kdump.sh -> 6.12-base-kdump
+#   5. pack (also alone: --pack-only): dumps/<kver>.tar.xz, dumps/README.md and
+#      test-vectors/images.tsv from $CACHE/images
+#
+# usage: scripts/make-vectors.sh [--only KVER|stock] [--no-pack] [--pack-only] [--skip-existing]
+# Builds run one at a time (the source tree and build dir are shared); each
+# capture runs in the background while the next kernel builds (one at a time).
+# Finished images are appended to $MEMMAPCHECK_STATUS (default .status-images).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+CACHE=${MEMMAPCHECK_CACHE:-$HOME/.cache/memmapcheck}
+export MEMMAPCHECK_STATUS=${MEMMAPCHECK_STATUS:-$top/.status-images}
+only= pack=1 pack_only=0 skip=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--only) only=$2; shift ;;
+	--no-pack) pack=0 ;;
+	--pack-only) pack_only=1 ;;
+	--skip-existing) skip=1 ;;
+	*) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+	esac
+	shift
+done
+T0=$SECONDS
+log() { printf '[make-vectors %4ds] %s\n' $((SECONDS - T0)) "$*"; }
+# a directory from build-kernel.sh's stdout, else the conventional path
+mkdir -p "$CACHE/images" "$CACHE/logs"
+
+# makedumpfile 1.7.2 -d 31 (its -d 8, "user pages") drops slab pages of 6.12 and
+# 7.2 (it does not know their page_type slab marking): the dev_pagemaps and the
+# pgmap_array xa_nodes go missing and no range can be found.  -d 23 keeps them
+# (measured on 6.12: memmapcheck "Excluded page" at the pgmap with -d 31/15).
+level_for() { case $1 in 6.1-stock*) echo 31 ;; *) echo 23 ;; esac; }
+
+have() { [ $skip = 1 ] && [ -s "$CACHE/images/$1.kdump" ]; }
+
+cap_pid=
+failed=()
+capture_bg() { # KERNEL_DIR IMAGE [capture options]
+	local kd=$1 img=$2; shift 2
+	wait_capture
+	if have "$img"; then log "$img exists, skipped"; return 0; fi
+	log "capture $img"
+	( "$here/capture.sh" "$kd" "$img" --dump-level "$(level_for "$img")" "$@" \
+		> "$CACHE/logs/$img.log" 2>&1 && tail -2 "$CACHE/logs/$img.log" ) &
+	cap_pid=$!
+}
+wait_capture() {
+	if [ -n "$cap_pid" ]; then
+		wait "$cap_pid" || failed+=("capture (see $CACHE/logs)")
+		cap_pid=
+	fi
+}
+build() { # KVER VARIANT [--kaslr] -> kernel dir on stdout
+	local out
+	log "build $*" >&2
+	out=$("$here/build-kernel.sh" "$@" 2> "$CACHE/logs/build-$1-$2${3:-}.log" | tail -1) ||
+		{ tail -20 "$CACHE/logs/build-$1-$2${3:-}.log" >&2; return 1; }
+	[ -d "$out" ] || out=$CACHE/kernels/$1-$2${3:+-kaslr}
+	echo "$out"
+}
+variants() { # KVER -> variant names from series.tsv
+	local f=$top/patches/$1/series.tsv
+	[ -f "$f" ] || return 0
+	awk -F'\t' '/^#/ || NF == 0 || $1 == "name" {next} {print $1}' "$f"
+}
+
+# ---- pack: the committed small form of the images ----
+# Each image: makedumpfile re-filters the lzo .kdump into an uncompressed
+# kdump-compressed-format file (byte-identical to `makedumpfile -d L` of the
+# ELF). All images of one kernel version go into one tar, compressed with xz
+# and a dictionary large enough to span several images: dumps/<kver>.tar.xz.
+# Measured on 6.1-stock b1+b2: makedumpfile -l 2 x 43 MB; xz -9 of each
+# uncompressed dump 2 x 9.9 MB; both in one tar.xz (dict 256 MiB) 11.5 MB.
+# Tests unpack a group into a temp dir: tar -xJf dumps/<kver>.tar.xz -C TMP.
+XZ_OPTS=${XZ_OPTS:---lzma2=preset=9,dict=256MiB}
+meta_get() { sed -n "s/^$2=//p" "$CACHE/images/$1.meta" 2>/dev/null | head -1; }
+modes_of() { # ns table -> readable mode list
+	echo "$1" | tr ',' '\n' | awk -F: '{
+		m = $2; if (m != "raw") m = m "-" $3 "-map=" $4
+		if (NR == 1) m = m "(early-section)"
+		printf "%s%s", (NR > 1 ? "," : ""), m }'
+}
+order_key() { # similar images next to each other inside a group
+	case $1 in
+	*-base-b*) echo "0 $1" ;; *-template-b*) echo "1 $1" ;; *-mut-*) echo "2 $1" ;;
+	*-hist-*) echo "3 $1" ;; *-kaslr-*) echo "4 $1" ;; *) echo "5 $1" ;;
+	esac
+}
+pack_group() { # GROUP IMAGE...
+	local g=$1; shift
+	local tmp img lvl
+	tmp=$(mktemp -d "$CACHE/images/.pack-$g.XXXXXX")
+	for img in "$@"; do
+		lvl=$(meta_get "$img" dump_level); lvl=${lvl:-31}
+		makedumpfile -d "$lvl" "$CACHE/images/$img.kdump" "$tmp/$img.kdump" > "$tmp/mdf.log" 2>&1 ||
+			{ cat "$tmp/mdf.log" >&2; rm -rf "$tmp"; return 1; }
+		sha256sum "$tmp/$img.kdump" | awk '{print $1}' > "$CACHE/images/$img.raw.sha256"
+		stat -c %s "$tmp/$img.kdump" > "$CACHE/images/$img.raw.size"
+	done
+	(cd "$tmp" && tar --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - $(printf '%s.kdump ' "$@") |
+		nice xz -T1 $XZ_OPTS > "$tmp/$g.tar.xz")
+	mv "$tmp/$g.tar.xz" "$top/dumps/$g.tar.xz"
+	printf '%s\n' "$@" > "$CACHE/images/.group-$g"
+	rm -rf "$tmp"
+}
+pack_groups() { # [GROUP...]: (re)compress the groups whose images changed
+	local img g m want=" $* "
+	declare -A groups=()
+	mkdir -p "$top/dumps" "$top/test-vectors"
+	for m in "$CACHE"/images/*.meta; do
+		[ -e "$m" ] || continue
+		img=$(basename "$m" .meta)
+		[ -s "$CACHE/images/$img.kdump" ] || continue
+		# only test images named by the convention (others may share the cache)
+		[[ $img =~ ^(6\.1-stock-b[0-9]+|(6\.12|7\.2)-(base|template|mut-[a-z0-9-]+|hist-[a-z0-9-]+)(-kaslr)?-(b[0-9]+|kdump))$ ]] || continue
+		g=${img%%-*}; [ "$g" = 6.1 ] && g=6.1-stock
+		[ $# -eq 0 ] || [[ $want == *" $g "* ]] || continue
+		groups[$g]+="$(order_key "$img")"$'\n'
+	done
+	for g in "${!groups[@]}"; do
+		local list
+		list=$(printf '%s' "${groups[$g]}" | sort | awk '{print $2}')
+		# up to date: same member list and no member newer than the tar
+		if [ -s "$top/dumps/$g.tar.xz" ] && [ "$(cat "$CACHE/images/.group-$g" 2>/dev/null)" = "$list" ] &&
+		   [ -z "$(for i in $list; do [ "$CACHE/images/$i.kdump" -nt "$top/dumps/$g.tar.xz" ] && echo n; done)" ]; then
+			log "dumps/$g.tar.xz up to date"
+			continue
+		fi
+		log "pack dumps/$g.tar.xz: $(echo $list)"
+		pack_group "$g" $list || { log "pack $g FAILED"; return 1; }
+	done
+}
+pack_all() {
+	pack_groups || failed+=("pack")
+	local img g
+	local readme=$top/dumps/README.md tsv=$top/test-vectors/images.tsv total=0 f size sha
+	{
+		echo "# Committed test dumps"
+		echo
+		echo "Generated by \`scripts/make-vectors.sh\` (its pack step, also \`--pack-only\`); do not edit by hand."
+		echo
+		echo "\`<group>.tar.xz\` holds one \`<image>.kdump\` per test image of one kernel version:"
+		echo "makedumpfile output in kdump-compressed format without page compression,"
+		echo "filtered with \`-d 23\` (6.12, 7.2: makedumpfile 1.7.2's \`-d 31\` drops the slab pages"
+		echo "holding dev_pagemap and xa_node, and crash 9 cannot open 7.2 dumps made with it) or"
+		echo "\`-d 31\` (stock 6.1). The tar is compressed with \`xz $XZ_OPTS\` so that images share the"
+		echo "dictionary. Unpack a group into a temporary directory before use:"
+		echo "\`tar -xJf dumps/6.12.tar.xz -C \"\$tmp\"\`."
+		echo
+		echo "How an image is made: \`scripts/capture.sh\` boots the QEMU TCG guest (layout:"
+		echo "\`scripts/guest/layout.sh\`, /init: \`scripts/guest/init\`), dumps it with QMP"
+		echo "\`dump-guest-memory\` (ELF, paging=false), repairs the header"
+		echo "(\`scripts/fix-qemu-elf.py\`) and runs \`makedumpfile -l -d L\` into"
+		echo "\`\$CACHE/images/<image>.kdump\`; the pack step runs \`makedumpfile -d L\` on that"
+		echo "(byte-identical to \`makedumpfile -d L\` of the ELF) and tars/compresses the results."
+		echo "\`6.12-base-kdump\` comes from a real in-guest kdump (\`scripts/kdump.sh\`): its"
+		echo "vmcore holds System RAM only, so the struct pages of map=dev namespaces are absent."
+		echo
+		echo "## Files"
+		echo
+		echo "| file | size (bytes) | sha256 |"
+		echo "| --- | ---: | --- |"
+		for f in "$top"/dumps/*.tar.xz; do
+			[ -e "$f" ] || continue
+			size=$(stat -c %s "$f"); total=$((total + size))
+			sha=$(sha256sum "$f" | awk '{print $1}')
+			echo "| \`$(basename "$f")\` | $size | \`$sha\` |"
+		done
+		echo
+		echo "Total: $total bytes ($(( (total + 524288) / 1048576 )) MiB; budget 60 MiB)."
+		echo
+		echo "## Images"
+		echo
+		echo "| image | in | kdump size | kdump sha256 | command |"
+		echo "| --- | --- | ---: | --- | --- |"
+	} > "$readme.tmp"
+	printf 'image\tkernel\tvariant\tkaslr\tmodes\tboot\tsha256\tfile\tdump_level\tregenerate\n' > "$tsv.tmp"
+	for f in "$top"/dumps/*.tar.xz; do
+		[ -e "$f" ] || continue
+		g=$(basename "$f" .tar.xz)
+		for img in $(cat "$CACHE/images/.group-$g" 2>/dev/null || tar -tJf "$f" | sed 's/\.kdump$//'); do
+			local raw cmd kver variant lvl
+			raw=$(cat "$CACHE/images/$img.raw.sha256" 2>/dev/null || echo "?")
+			lvl=$(meta_get "$img" dump_level)
+			cmd="$(meta_get "$img" command); makedumpfile -d $lvl \$CACHE/images/$img.kdump $img.kdump"
+			echo "| \`$img\` | \`$g.tar.xz\` | $(cat "$CACHE/images/$img.raw.size" 2>/dev/null || echo "?") | \`$raw\` | \`$cmd\` |" >> "$readme.tmp"
+			kver=${img%%-*}
+			variant=${img#"$kver"-}; variant=${variant%-b[0-9]*}; variant=${variant%-kdump}; variant=${variant%-kaslr}
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$img" "$(meta_get "$img" kernel)" "$variant" \
+				"$(meta_get "$img" kaslr)" "$(modes_of "$(meta_get "$img" ns)")" "$(meta_get "$img" boot)" \
+				"$raw" "dumps/$g.tar.xz:$img.kdump" "$lvl" "$(meta_get "$img" command)" >> "$tsv.tmp"
+		done
+	done
+	{
+		echo
+		echo "The sha256 and size are those of the unpacked \`<image>.kdump\`."
+		echo
+		echo "## Guest layout"
+		echo
+		echo "\`scripts/guest/layout.sh\` (kdump image: same layout; stock 6.1 loads the modules):"
+		echo
+		echo '```'
+		"$here/guest/layout.sh"
+		echo '```'
+	} >> "$readme.tmp"
+	mv "$readme.tmp" "$readme"; mv "$tsv.tmp" "$tsv"
+	log "dumps/: $total bytes"
+	[ $total -le $((60 * 1048576)) ] || { log "dumps/ exceeds 60 MiB"; failed+=("dumps budget"); }
+}
+
+bg_pids=()
+if [ $pack_only = 0 ]; then
+	# Debian's stock 6.1 (download + two TCG captures) overlaps the 6.12 base build.
+	if [ -z "$only" ] || [ "$only" = stock ]; then
+		if have 6.1-stock-b1 && have 6.1-stock-b2; then log "6.1-stock exists, skipped"
+		else
+			log "stock 6.1 (background)"
+			( "$here/stock-6.1.sh" > "$CACHE/logs/stock-6.1.log" 2>&1 && log "stock 6.1 done" ||
+				{ log "stock 6.1 FAILED (see $CACHE/logs/stock-6.1.log)"; exit 1; } ) &
+			bg_pids+=($!)
+		fi
+	fi
+	for kver in 6.12 7.2; do
+		[ -z "$only" ] || [ "$only" = "$kver" ] || continue
+		kd=$(build "$kver" base) || { failed+=("$kver-base build"); continue; }
+		capture_bg "$kd" "$kver-base-b1"
+		capture_bg "$kd" "$kver-base-b2"
+		for v in $(variants "$kver"); do
+			vd=$(build "$kver" "$v") || { failed+=("$kver-$v build"); continue; }
+			capture_bg "$vd" "$kver-$v-b1"
+		done
+		if [ "$kver" = 6.12 ]; then
+			wait_capture
+			if have 6.12-base-kdump; then log "6.12-base-kdump exists, skipped"
+			else
+				log "kdump 6.12-base-kdump"
+				"$here/kdump.sh" "$kd" 6.12-base-kdump --dump-level "$(level_for 6.12-base-kdump)" > "$CACHE/logs/6.12-base-kdump.log" 2>&1 ||
+					failed+=(6.12-base-kdump)
+			fi
+			if kk=$(build 6.12 base --kaslr); then
+				capture_bg "$kk" 6.12-base-kaslr-b1 --kaslr
+				capture_bg "$kk" 6.12-base-kaslr-b2 --kaslr
+			else
+				failed+=("6.12-base-kaslr build")
+			fi
+		fi
+		wait_capture
+		# compress this kernel's group while the next kernel builds
+		if [ $pack = 1 ]; then ( pack_groups "$kver" ) & bg_pids+=($!); fi
+	done
+	wait_capture
+	log "captures done"
+fi
+for p in "${bg_pids[@]}"; do wait "$p" || failed+=("background job"); done
+[ $pack = 1 ] && pack_all
+if [ ${#failed[@]} -gt 0 ]; then
+	log "FAILED: ${failed[*]}"
+	exit 1
+fi
+log "done"

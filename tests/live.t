@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The live path, end to end: scripts/live/run-live.sh boots the 6.12 base test
+guest under QEMU TCG (every run: nothing cached), runs `memmapcheck snapshot
+--live` inside it against its own /proc/kcore, dumps the same guest right after
+and diffs live against dump.  TAP output; about 35-60 s.
+
+Per range (from `memmapcheck diff --json`, not only the exit code):
+  map=mem (struct pages in RAM, incl. the raw legacy namespace):
+      verdict identical, no unreadable page on either side, and the raw slot
+      values of every run equal in both snapshots
+  map=dev (struct pages on the device, not in /proc/kcore):
+      verdict incomplete (never identical, never different), every struct page
+      unreadable live, none unreadable in the dump, none differing
+Skips (loudly) without qemu-system-x86_64, the 6.12-base kernel, the CLI or the
+initramfs tools.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("MMC_BUILD", os.path.join(TOP, "build"))
+CLI = os.path.join(BUILD, "memmapcheck")
+CACHE = os.environ.get("MEMMAPCHECK_CACHE",
+                       os.path.join(os.path.expanduser("~"), ".cache", "memmapcheck"))
+KDIR = os.path.join(CACHE, "kernels", "6.12-base")
+RUN = os.path.join(TOP, "scripts", "live", "run-live.sh")
+GUEST_TIMEOUT = 150    # boot + setup + live check (about 20 s here)
+TIMEOUT = 240          # the whole run-live.sh
+
+# A map=mem range whose verdict is "different" although every raw slot value
+# equals the dump's: MMC_V_OBJ ids are numbered by first appearance over the
+# whole snapshot, so objects only seen in the (unreadable live) map=dev ranges
+# before it shift the numbers.  Engine bug, reported; remove once fixed.
+TODO_OBJ = ("engine: MMC_V_OBJ first-appearance numbers shift after unreadable "
+            "ranges (raw values equal)")
+
+n = 0
+failed = 0
+
+
+def tap(ok, what, diag=None, todo=None):
+    global n, failed
+    n += 1
+    line = ("ok" if ok else "not ok") + " %d - %s" % (n, what)
+    if todo:
+        line += " # TODO " + todo
+    print(line)
+    if not ok and not todo:
+        failed += 1
+    if not ok:
+        for d in (diag or "").splitlines()[:40]:
+            print("# " + d)
+    sys.stdout.flush()
+
+
+def skip_all(why):
+    print("1..0 # SKIP " + why)
+    print("live.t: SKIPPED: " + why, file=sys.stderr)
+    sys.exit(0)
+
+
+def missing():
+    if not shutil.which("qemu-system-x86_64"):
+        return "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
+    for f in ("bzImage", "vmlinux"):
+        if not os.path.isfile(os.path.join(KDIR, f)):
+            return "no %s in %s (scripts/build-kernel.sh 6.12 base)" % (f, KDIR)
+    if not os.access(CLI, os.X_OK):
+        return "no memmapcheck CLI at %s (make)" % CLI
+    for t in ("busybox", "ndctl", "cpio", "gcc"):
+        if not shutil.which(t) and not os.path.exists("/usr/sbin/" + t):
+            return "%s not installed (needed for the guest initramfs)" % t
+    return None
+
+
+def layout_ns():
+    """mmc.ns= of the capture guests, from scripts/guest/layout.sh itself."""
+    out = subprocess.run(["bash", "-c", '. "$1"; mmc_layout 320 1 && echo "$MMC_NS"', "-",
+                          os.path.join(TOP, "scripts", "guest", "layout.sh")],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    ns = []
+    for e in out.split(","):
+        start, mode, align, mp = e.split(":")
+        ns.append({"start": int(start, 16), "mode": mode, "align": align,
+                   "map": "mem" if mode == "raw" else mp,
+                   "name": "raw" if mode == "raw" else "%s-%s" % (mode, align)})
+    return ns
+
+
+def region_of(ns, pfn):
+    best = None
+    for r in ns:
+        if r["start"] <= pfn << 12 and (best is None or r["start"] > best["start"]):
+            best = r
+    return best
+
+
+def cli_json(*args):
+    return json.loads(subprocess.run([CLI] + list(args), capture_output=True,
+                                     text=True, check=True).stdout)
+
+
+def raw_runs(snap, idx):
+    """Every run of range idx as (first, last, state, role, raw slot values)."""
+    d = cli_json("show", "--json", "-r", str(idx), snap)
+    return [(r["first_pfn"], r["last_pfn"], r["state"], r["role"],
+             tuple(s["raw"] for s in r.get("slots", [])))
+            for r in d["ranges"][0]["runs"]]
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError as e:
+        return "(%s)" % e
+
+
+def main():
+    why = missing()
+    if why:
+        skip_all(why)
+    os.makedirs(os.path.join(CACHE, "live"), exist_ok=True)
+    out = tempfile.mkdtemp(prefix="test.", dir=os.path.join(CACHE, "live"))
+    try:
+        run(out)
+    finally:
+        if failed == 0 or os.environ.get("MMC_LIVE_KEEP") != "1":
+            shutil.rmtree(out, ignore_errors=True)
+        else:
+            print("# results kept in " + out)
+    print("1..%d" % n)
+    return 1 if failed else 0
+
+
+def run(out):
+    t0 = time.time()
+    # Own process group: on a timeout QEMU (started by run-live.sh) goes too.
+    p = subprocess.Popen([RUN, KDIR, "-o", out, "--timeout", str(GUEST_TIMEOUT)],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         env=dict(os.environ, MMC_BUILD=BUILD), start_new_session=True)
+    try:
+        log = p.communicate(timeout=TIMEOUT)[0]
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGTERM)
+        time.sleep(2)
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        rc, log = -1, "run-live.sh killed after %d s\n%s" % (TIMEOUT, p.communicate()[0])
+    secs = time.time() - t0
+    print("# run-live.sh: exit %d in %.0f s" % (rc, secs))
+    for line in log.splitlines():
+        if line.startswith("live 6.12-base:") or "LIVE-DONE" in line:
+            print("# " + line)
+    # 0: all as expected, 1: some range not as expected (checked below)
+    tap(rc in (0, 1), "run-live.sh booted, checked live and dumped (exit %d)" % rc, log)
+    if rc not in (0, 1):
+        return
+    console = read(os.path.join(out, "console.log"))
+    tap("MEMMAPCHECK-READY status=0" in console, "guest namespace setup reported status 0",
+        "\n".join(l for l in console.splitlines() if "mmc-init" in l))
+    serr = read(os.path.join(out, "live", "snapshot.err"))
+    tap(read(os.path.join(out, "live", "snapshot.rc")).strip() == "0" and
+        "Sanitizer" not in serr and "runtime error" not in serr,
+        "memmapcheck snapshot --live LAYOUT /proc/kcore exit 0 in the guest", serr)
+    tap(read(os.path.join(out, "live", "ranges.rc")).strip() == "0",
+        "memmapcheck ranges --live LAYOUT /proc/kcore exit 0 in the guest",
+        read(os.path.join(out, "live", "ranges-kcore.err")))
+
+    ns = layout_ns()
+    live = json.load(open(os.path.join(out, "live", "ranges.json")))
+    dump = json.load(open(os.path.join(out, "ranges-dump.json")))
+    d = json.load(open(os.path.join(out, "diff.json")))
+    key = lambda doc: [(r["start_pfn"], r["end_pfn"], r["type"],
+                        doc["pgmaps"][r["pgmap"]]["has_altmap"]) for r in doc["ranges"]]
+    tap(len(live["ranges"]) == len(ns) and key(live) == key(dump),
+        "live and dump find the same %d ranges (one per namespace)" % len(ns),
+        "live %s\ndump %s" % (key(live), key(dump)))
+    tap(len(d["ranges"]) == len(dump["ranges"]) and
+        all(r["a_index"] >= 0 and r["b_index"] >= 0 for r in d["ranges"]),
+        "the diff pairs every range", json.dumps(d["ranges"])[:2000])
+
+    todo_ranges = []
+    for i, r in enumerate(d["ranges"]):
+        reg = region_of(ns, r["start_pfn"])
+        pages = r["end_pfn"] - r["start_pfn"]
+        am = live["pgmaps"][live["ranges"][r["a_index"]]["pgmap"]]["has_altmap"]
+        name = "range %d pfn 0x%x-0x%x %s map=%s" % (i, r["start_pfn"], r["end_pfn"],
+                                                     reg["name"] if reg else "?",
+                                                     reg["map"] if reg else "?")
+        diag = json.dumps(r)
+        if not reg:
+            tap(False, name + ": lies in a pmem region of the layout", diag)
+            continue
+        tap(am == (reg["map"] == "dev"),
+            "%s: altmap %s matches the namespace" % (name, am), diag)
+        if reg["map"] == "dev":
+            tap(r["verdict"] == "incomplete" and r["unreadable_a"] == pages and
+                r["unreadable_b"] == 0 and r["differing"] == 0,
+                "%s: incomplete, all %d struct pages unreadable live, none in the dump"
+                % (name, pages), diag)
+            continue
+        same_raw = raw_runs(os.path.join(out, "live", "live.snap"), r["a_index"]) == \
+            raw_runs(os.path.join(out, "dump.snap"), r["b_index"])
+        tap(same_raw, "%s: raw slot values of every run equal live and in the dump" % name)
+        ok = (r["verdict"] == "identical" and r["unreadable_a"] == 0 and
+              r["unreadable_b"] == 0 and r["compared"] == pages)
+        tap(ok, "%s: identical, %d struct pages compared, none unreadable" % (name, pages),
+            diag + "\n" + read(os.path.join(out, "diff.txt")))
+
+    dev = [r for r in d["ranges"] if (region_of(ns, r["start_pfn"]) or {}).get("map") == "dev"]
+    nd, dev_pages = len(dev), sum(r["end_pfn"] - r["start_pfn"] for r in dev)
+    ok = d["verdict"] == "incomplete" and d["pages_unreadable"] == dev_pages
+    other = [r["verdict"] for i, r in enumerate(d["ranges"])
+             if r["verdict"] == "different" and i not in todo_ranges]
+    tap(ok, "overall verdict incomplete, %d map=dev ranges unreadable live (got %s: %s)"
+        % (nd, d["verdict"], d["summary"]), "other differing ranges: %s" % other)
+    times = read(os.path.join(out, "times"))
+    for line in times.splitlines():
+        print("# time " + line)
+    print("# ELF: " + read(os.path.join(out, "elf-header")).strip())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
