@@ -338,7 +338,8 @@ static void show_run(FILE *out, const struct mmc_snapshot *snap, size_t range,
 	}
 	mmc_page_decode(layout, geom, first, rec, &v);
 	/* page[1]: the low byte of flags is _flags_1's folio order */
-	page1 = v.tail && v.head_pfn_valid && first == v.head_pfn + 1;
+	page1 = v.tail && v.head_pfn_valid && first == v.head_pfn + 1 &&
+		!(layout && layout->member[MMC_FOLIO_ORDER].found); /* 6.1: _folio_order */
 	mmc_format_pgflags(layout, page1 ? v.pgflags & ~0xffULL : v.pgflags,
 			   flags, sizeof(flags));
 	if (page1) {
@@ -369,7 +370,7 @@ static void show_run(FILE *out, const struct mmc_snapshot *snap, size_t range,
 	}
 	fprintf(out, "  %-34s  %-7s  %-4s  %4u  %4u  %-10s  %5s  %-9s  %4d  %4d  %-16s  %6" PRIu64 "  %-12s  %s\n",
 		span, role_name(rec->role),
-		rec->state == MMC_PS_NOT_INIT ? "init" : state_name(rec->state),
+		rec->state == MMC_PS_NOT_INIT ? "stale" : state_name(rec->state),
 		v.zone, v.node, head, order, pgmap, v.refcount, v.mapcount,
 		mapping, v.index, priv, flags[0] ? flags : "-");
 	if (rec->state == MMC_PS_NOT_INIT)
