@@ -202,6 +202,29 @@ static struct mmc_error *fill_window(struct walker *w, uint64_t vpn,
 	return NULL;
 }
 
+/*
+ * rec holds the previous pfn's record; make it this pfn's, for identical raw
+ * bytes: exactly what mmc_norm_value() gives for the same values one pfn
+ * further on.
+ */
+static void same_as_previous(struct mmc_nrec *rec, enum mmc_page_role role)
+{
+	unsigned int i;
+
+	rec->state = MMC_PS_READ;
+	rec->role = (uint8_t)role;
+	for (i = 0; i < rec->nslots; i++) {
+		struct mmc_nval *v = &rec->slot[i];
+
+		if (v->cls == MMC_V_SELF) {
+			v->cls = MMC_V_PAGE;
+			v->v = -1;
+		} else if (v->cls == MMC_V_PAGE && --v->v == 0) {
+			v->cls = MMC_V_SELF;
+		}
+	}
+}
+
 static enum mmc_page_role pfn_role(const struct mmc_srange *r, uint64_t pfn)
 {
 	if (pfn >= r->reserve_start && pfn < r->reserve_end)
@@ -245,7 +268,9 @@ static struct mmc_error *walk_range(struct walker *w, const struct mmc_srange *r
 	uint64_t vfirst = (vb + r->start_pfn * sps) / ps;
 	uint64_t next_vframe = vfirst;
 	uint64_t share_period = ((1ULL << vmemmap_shift) * sps) / ps;
-	uint64_t pfn = r->start_pfn;
+	uint64_t pfn = r->start_pfn, prev_pfn = 0;
+	uint8_t prev_bytes[8 * MMC_MAX_SLOTS];
+	bool have_prev = false;
 	struct mmc_error *err;
 	struct mmc_nrec rec;
 
@@ -288,13 +313,24 @@ static struct mmc_error *walk_range(struct walker *w, const struct mmc_srange *r
 
 			if (vs == VS_OK && w->vshare[j0] > 0 && role == MMC_ROLE_DEVICE)
 				role = MMC_ROLE_SHARED;
-			if (vs == VS_OK) {
+			if (vs == VS_OK && have_prev && pfn == prev_pfn + 1 &&
+			    !memcmp(prev_bytes, w->win + off, sps)) {
+				/* same bytes as the page before: only what points into
+				 * the vmemmap moves relative to this pfn */
+				same_as_previous(&rec, role);
+			} else if (vs == VS_OK) {
 				mmc_norm_page(w->norm, pfn, w->win + off, role, &rec);
+				memcpy(prev_bytes, w->win + off, sps);
+				have_prev = true;
+			}
+			prev_pfn = pfn;
+			if (vs == VS_OK) {
 				if (role == MMC_ROLE_RESERVE) {
 					rec.state = MMC_PS_NOT_INIT;
 					w->st->not_init++;
 				}
 			} else {
+				have_prev = false;
 				memset(&rec, 0, sizeof(rec));
 				rec.nslots = (uint8_t)(sps / 8);
 				rec.role = (uint8_t)role;
