@@ -73,6 +73,7 @@ crash-ext:
 # build to exercise.
 check:
 	scripts/setup-deps.sh
+	scripts/test-prereqs.sh
 	$(MAKE) check-normal
 	$(MAKE) check-san
 

@@ -18,7 +18,6 @@ verdicts.tsv columns (tab separated, '#' comments):
 """
 import hashlib
 import json
-import lzma
 import os
 import re
 import shutil
@@ -53,24 +52,38 @@ def kernel_of(image):
     return re.sub(r"-(b\d+|kdump)$", "", image)
 
 
+def group_of(image):
+    return "6.1-stock" if image.startswith("6.1-") else image.split("-", 1)[0]
+
+
+unpacked = {}
+
+
 def dump_path(image):
-    """The committed dump, decompressed into the cache when it is xz'd."""
+    """The committed dump: dumps/<group>.tar.xz holds <image>.kdump files
+    (uncompressed kdump format; xz over the whole tar lets images share the
+    dictionary).  Unpacked once per tar content into the cache."""
     for ext in (".kdump", ".elf"):
         p = os.path.join(TOP, "dumps", image + ext)
         if os.path.exists(p):
             return p
-        px = p + ".xz"
-        if os.path.exists(px):
-            h = hashlib.sha256(open(px, "rb").read()).hexdigest()[:16]
-            out = os.path.join(WORK, "%s-%s%s" % (image, h, ext))
-            if not os.path.exists(out):
-                os.makedirs(WORK, exist_ok=True)
-                tmp = out + ".tmp"
-                with lzma.open(px) as src, open(tmp, "wb") as dst:
-                    shutil.copyfileobj(src, dst, 1 << 20)
-                os.rename(tmp, out)
-            return out
-    return None
+    tar = os.path.join(TOP, "dumps", group_of(image) + ".tar.xz")
+    if not os.path.exists(tar):
+        return None
+    if tar not in unpacked:
+        h = hashlib.sha256(open(tar, "rb").read()).hexdigest()[:16]
+        out = os.path.join(WORK, "%s-%s" % (group_of(image), h))
+        if not os.path.exists(os.path.join(out, ".done")):
+            tmp = out + ".tmp"
+            shutil.rmtree(tmp, ignore_errors=True)
+            os.makedirs(tmp)
+            subprocess.run(["tar", "-xJf", tar, "-C", tmp], check=True)
+            open(os.path.join(tmp, ".done"), "w").close()
+            shutil.rmtree(out, ignore_errors=True)
+            os.rename(tmp, out)
+        unpacked[tar] = out
+    p = os.path.join(unpacked[tar], image + ".kdump")
+    return p if os.path.exists(p) else None
 
 
 snaps = {}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Large, cached material the tests need beyond the repo, fetched or built once
+# into ${MEMMAPCHECK_CACHE:-~/.cache/memmapcheck} (nothing here is committed):
+#   - Debian's stock 6.1 debug vmlinux, the exact package the committed 6.1
+#     dumps were made with (test-vectors/stock-6.1.VERSION)
+#   - the 6.12 and 7.2 kernels of the committed dumps, rebuilt reproducibly
+#     (scripts/build-kernel.sh: fixed KBUILD_BUILD_* and paths); their
+#     build-ids must equal the saved layouts' (checked here)
+#   - crash 9.0.x for 6.12/7.2 (scripts/build-crash9.sh, ~15-30 min once)
+# usage: scripts/test-prereqs.sh [--quick]   (--quick: only what is already cached)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${MEMMAPCHECK_CACHE:-$HOME/.cache/memmapcheck}
+log() { printf '[test-prereqs %4ss] %s\n' "$SECONDS" "$*" >&2; }
+
+build_id() { readelf -n "$1" 2>/dev/null | awk '/Build ID/ {print $3; exit}'; }
+layout_build_id() { awk '$1 == "build_id" {print $2; exit}' "$1"; }
+
+# 1. Debian 6.1 debug vmlinux, pinned to the committed dumps
+out=$CACHE/kernels/6.1-stock
+want=$(layout_build_id "$top/test-vectors/layouts/6.1-stock.layout")
+if [ "$(build_id "$out/vmlinux" 2>/dev/null)" != "$want" ]; then
+	read -r pkg ver < <(grep -- '-dbg ' "$top/test-vectors/stock-6.1.VERSION")
+	log "fetching $pkg=$ver (855 MB)"
+	mkdir -p "$CACHE/debs" "$out"
+	(cd "$CACHE/debs" && { ls "${pkg}_"*.deb >/dev/null 2>&1 || apt-get download "$pkg=$ver" ||
+		{ apt-get update -q >/dev/null && apt-get download "$pkg=$ver"; }; })
+	tmp=$(mktemp -d "$CACHE/dbg.XXXXXX")
+	dpkg-deb --fsys-tarfile "$(ls "$CACHE/debs/${pkg}_"*.deb | head -1)" |
+		tar -x -C "$tmp" --wildcards './usr/lib/debug/boot/vmlinux-*'
+	mv "$tmp"/usr/lib/debug/boot/vmlinux-* "$out/vmlinux"
+	rm -rf "$tmp"
+fi
+[ "$(build_id "$out/vmlinux")" = "$want" ] ||
+	{ log "6.1 debug vmlinux build-id $(build_id "$out/vmlinux") != $want"; exit 1; }
+log "6.1 stock vmlinux ok"
+
+# 2. 6.12 and 7.2 kernels whose images are committed: the saved layout names
+# the build-id its vmlinux must have
+# (base and template: what the crash, live and DWARF tests run on; the other
+# variants' dumps are checked through their saved layouts alone)
+for l in "$top"/test-vectors/layouts/{6.12,7.2}-{base,template}.layout; do
+	[ -e "$l" ] || continue
+	name=$(basename "$l" .layout)
+	kver=${name%%-*}
+	variant=${name#"$kver"-}
+	kaslr=
+	case $variant in *-kaslr) variant=${variant%-kaslr}; kaslr=--kaslr ;; esac
+	v=$CACHE/kernels/$name/vmlinux
+	if [ "$(build_id "$v" 2>/dev/null)" != "$(layout_build_id "$l")" ]; then
+		log "building $name"
+		rm -rf "$CACHE/kernels/$name"
+		"$top/scripts/build-kernel.sh" "$kver" "$variant" $kaslr
+	fi
+	if [ "$(build_id "$v")" != "$(layout_build_id "$l")" ]; then
+		log "$name: rebuilt vmlinux has build-id $(build_id "$v"), the committed dumps need $(layout_build_id "$l") (not reproducible here?)"
+		exit 1
+	fi
+done
+log "6.12/7.2 kernels ok"
+
+# 3. crash 9 for 6.12 and 7.2 dumps
+"$top/scripts/build-crash9.sh" >&2
+log "crash 9 ok"
