@@ -35,6 +35,9 @@ struct sig {
 	uint64_t flag_xor;
 	unsigned int tail;	/* tail index of a's page */
 	bool state, role;
+	/* slots holding two 4-byte members (_mapcount+_refcount): which
+	 * halves differ, bit 0 the low one; 0 when named as a whole */
+	uint8_t half[MMC_MAX_SLOTS];
 };
 
 struct side {
@@ -54,6 +57,10 @@ struct dctx {
 	/* per range */
 	size_t ri;
 	uint64_t slot_cnt[MMC_MAX_SLOTS][4];
+	uint64_t half_cnt[MMC_MAX_SLOTS][4][2];
+	/* per slot and tail index: the two members' names when it splits */
+	bool split[MMC_MAX_SLOTS][4];
+	char half_name[MMC_MAX_SLOTS][4][2][48];
 	uint64_t zone_cnt[4], node_cnt[4], bit_cnt[4][64];
 	uint64_t state_cnt, role_cnt, vframe_cnt;
 	bool group_open;
@@ -234,6 +241,13 @@ static void sig_names(const struct dctx *c, const struct sig *s, char *out, size
 			}
 			continue;
 		}
+		if (s->half[k]) {
+			if (s->half[k] & 1)
+				add_name(out, size, c->half_name[k][s->tail][0]);
+			if (s->half[k] & 2)
+				add_name(out, size, c->half_name[k][s->tail][1]);
+			continue;
+		}
 		slot_name(c, k, s->tail, name, sizeof(name));
 		add_name(out, size, name);
 	}
@@ -247,7 +261,30 @@ static bool sig_equal(const struct sig *a, const struct sig *b)
 {
 	return a->slot_mask == b->slot_mask && a->flags_split == b->flags_split &&
 	       a->flag_xor == b->flag_xor && a->tail == b->tail &&
-	       a->state == b->state && a->role == b->role;
+	       a->state == b->state && a->role == b->role &&
+	       !memcmp(a->half, b->half, sizeof(a->half));
+}
+
+/* "a+b" labels of slots holding exactly two 4-byte members. */
+static void init_split(struct dctx *c)
+{
+	unsigned int k, t;
+	char full[48], *plus;
+
+	for (k = 0; k < MMC_MAX_SLOTS; k++) {
+		for (t = 0; t < 4; t++) {
+			if (k == c->flags_slot || !c->la)
+				continue;
+			slot_name(c, k, t, full, sizeof(full));
+			plus = strchr(full, '+');
+			if (!plus || plus == full || strchr(plus + 1, '+') || !plus[1])
+				continue;
+			*plus = 0;
+			c->split[k][t] = true;
+			snprintf(c->half_name[k][t][0], 48, "%s", full);
+			snprintf(c->half_name[k][t][1], 48, "%s", plus + 1);
+		}
+	}
 }
 
 static bool sig_any(const struct sig *s)
@@ -274,6 +311,13 @@ static void count_fields(struct dctx *c, const struct sig *s, uint64_t n)
 			for (b = 0; b < 64; b++)
 				if (s->flag_xor & ~(zm | nm) & (1ULL << b))
 					c->bit_cnt[t][b] += n;
+			continue;
+		}
+		if (s->half[k]) {
+			if (s->half[k] & 1)
+				c->half_cnt[k][t][0] += n;
+			if (s->half[k] & 2)
+				c->half_cnt[k][t][1] += n;
 			continue;
 		}
 		c->slot_cnt[k][t] += n;
@@ -327,6 +371,10 @@ static void flush_fields(struct dctx *c, struct mmc_diff_range *dr)
 					bit_name(c, t, b, name, sizeof(name));
 					add_field(dr, name, c->bit_cnt[t][b]);
 				}
+			}
+			if (c->split[k][t]) {
+				add_field(dr, c->half_name[k][t][0], c->half_cnt[k][t][0]);
+				add_field(dr, c->half_name[k][t][1], c->half_cnt[k][t][1]);
 			}
 			if (!c->slot_cnt[k][t])
 				continue;
@@ -491,6 +539,15 @@ static uint64_t compare_read(struct dctx *c, const struct side *A,
 		if (x->cls == MMC_V_OBJ && (da || db))
 			n = 1;	/* each page meets other objects: pair one by one */
 		eq = nval_equal(c, x, y);
+		if (!eq && x->cls == MMC_V_RAW && k != c->flags_slot &&
+		    c->split[k][s->tail]) {
+			uint64_t d = (uint64_t)x->v ^ (uint64_t)y->v;
+
+			s->half[k] = (uint8_t)(((d & 0xffffffffULL) ? 1 : 0) |
+					       ((d >> 32) ? 2 : 0));
+			if (da != db)
+				n = 1;	/* which half differs may change */
+		}
 		if (!eq) {
 			s->slot_mask |= 1u << k;
 			if (k == c->flags_slot && x->cls == MMC_V_RAW) {
@@ -580,6 +637,7 @@ static struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr,
 			s.state = true;
 			s.role = ra.role != rb.role;
 		} else {
+			s.tail = tail_of(c, &ra);	/* names of split slots */
 			n = compare_read(c, A, B, &ra, &rb, n, &s);
 		}
 		if (sig_any(&s)) {
@@ -762,6 +820,7 @@ static void diff_srange(struct dctx *c, const struct mmc_srange *x,
 static void reset_range_acc(struct dctx *c)
 {
 	memset(c->slot_cnt, 0, sizeof(c->slot_cnt));
+	memset(c->half_cnt, 0, sizeof(c->half_cnt));
 	memset(c->zone_cnt, 0, sizeof(c->zone_cnt));
 	memset(c->node_cnt, 0, sizeof(c->node_cnt));
 	memset(c->bit_cnt, 0, sizeof(c->bit_cnt));
@@ -848,6 +907,7 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 		c->flags_slot = c->la->member[MMC_PAGE_FLAGS].offset / 8;
 	if (c->la && c->la->member[MMC_PAGE_COMPOUND_HEAD].found)
 		c->ch_slot = c->la->member[MMC_PAGE_COMPOUND_HEAD].offset / 8;
+	init_split(c);
 	res->layout_differs = mmc_snapshot_info(a)->layout_fingerprint !=
 			      mmc_snapshot_info(b)->layout_fingerprint;
 

@@ -481,6 +481,22 @@ static void decoded_slot(const struct mmc_snapshot *snap, const struct mmc_diff_
 		snprintf(buf, size, "mapcount %d refcount %d", v.mapcount, v.refcount);
 		return;
 	}
+	if (rec->slot[slot].cls == MMC_V_RAW) {
+		/* two 4-byte members in one slot: show both as signed ints */
+		char label[48], *plus;
+
+		mmc_slot_label(layout, slot, p->tail_index, label, sizeof(label));
+		plus = strchr(label, '+');
+		if (plus && plus != label && plus[1] && !strchr(plus + 1, '+')) {
+			uint64_t raw = (uint64_t)rec->slot[slot].v;
+
+			*plus = 0;
+			snprintf(buf, size, "%s %d %s %d", label,
+				 (int32_t)(uint32_t)raw, plus + 1,
+				 (int32_t)(uint32_t)(raw >> 32));
+			return;
+		}
+	}
 	mmc_format_nval(&rec->slot[slot], buf, size);
 }
 
@@ -542,13 +558,36 @@ static void text_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_
 		fprintf(out, "%s%s\n", i ? "" : "\nPGMAP DIFFERENCES\n  ", res->pgmap_diffs[i]);
 	if (res->ngroups) {
 		fprintf(out, "\nGROUPS (%zu of %" PRIu64 ")\n", res->ngroups, res->groups_total);
-		fprintf(out, "  %5s  %-25s  %8s  %s\n", "RANGE", "PFN RANGE", "PAGES", "FIELDS");
-		for (size_t i = 0; i < res->ngroups; i++) {
+		fprintf(out, "  %5s  %-40s  %8s  %s\n", "RANGE", "PFN RANGE", "PAGES", "FIELDS");
+		for (size_t i = 0; i < res->ngroups;) {
 			const struct mmc_diff_group *g = &res->groups[i];
-			char span[48];
+			size_t k = i + 1;
+			uint64_t period = 0, pages = g->npages;
+			char span[64];
 
-			snprintf(span, sizeof(span), "0x%" PRIx64 "-0x%" PRIx64, g->first_pfn, g->last_pfn);
-			fprintf(out, "  %5zu  %-25s  %8" PRIu64 "  %s\n", g->range, span, g->npages, g->fields);
+			/*
+			 * The same fields every compound page (all tails, every
+			 * page[1], ...): one line per periodic series of groups.
+			 */
+			if (k < res->ngroups)
+				period = res->groups[k].first_pfn - g->first_pfn;
+			while (k < res->ngroups && period &&
+			       res->groups[k].range == g->range &&
+			       res->groups[k].npages == g->npages &&
+			       res->groups[k].first_pfn - res->groups[k - 1].first_pfn == period &&
+			       !strcmp(res->groups[k].fields, g->fields))
+				pages += res->groups[k++].npages;
+			if (k - i < 3) {
+				k = i + 1;
+				pages = g->npages;
+				snprintf(span, sizeof(span), "0x%" PRIx64 "-0x%" PRIx64,
+					 g->first_pfn, g->last_pfn);
+			} else {
+				snprintf(span, sizeof(span), "0x%" PRIx64 "-0x%" PRIx64 " %" PRIu64 " of every 0x%" PRIx64,
+					 g->first_pfn, res->groups[k - 1].last_pfn, g->npages, period);
+			}
+			fprintf(out, "  %5zu  %-40s  %8" PRIu64 "  %s\n", g->range, span, pages, g->fields);
+			i = k;
 		}
 	}
 	if (res->npages)

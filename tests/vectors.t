@@ -4,6 +4,8 @@
 real images (dumps/) with their saved layouts (test-vectors/layouts/), through
 the CLI, as CI would run it.  TAP output.
 
+MMC_VECTOR_DIR=DIR looks for DIR/<image>.kdump first (images not packed yet).
+
 verdicts.tsv columns (tab separated, '#' comments):
   kind     diff | lint
   base     image name (dumps/<image>.kdump[.xz]; layout from the kernel name)
@@ -63,10 +65,11 @@ def dump_path(image):
     """The committed dump: dumps/<group>.tar.xz holds <image>.kdump files
     (uncompressed kdump format; xz over the whole tar lets images share the
     dictionary).  Unpacked once per tar content into the cache."""
-    for ext in (".kdump", ".elf"):
-        p = os.path.join(TOP, "dumps", image + ext)
-        if os.path.exists(p):
-            return p
+    for d in filter(None, [os.environ.get("MMC_VECTOR_DIR"), os.path.join(TOP, "dumps")]):
+        for ext in (".kdump", ".elf"):
+            p = os.path.join(d, image + ext)
+            if os.path.exists(p):
+                return p
     tar = os.path.join(TOP, "dumps", group_of(image) + ".tar.xz")
     if not os.path.exists(tar):
         return None

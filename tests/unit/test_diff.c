@@ -504,7 +504,9 @@ int main(void)
 
 	if (mmc_test_layout_612(&layout))
 		return 1;
-	mmc_slot_label(&layout, 6, 3, l6, sizeof(l6));
+	/* slot 6 of a tail is "_mapcount+_refcount": the mutants change only
+	 * _refcount, and diff names just the half that differs */
+	snprintf(l6, sizeof(l6), "_refcount");
 
 	{
 		struct mut m = { .name = "identical" };
