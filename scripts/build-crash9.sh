@@ -11,9 +11,10 @@
 # CACHE=${MEMMAPCHECK_CACHE:-$HOME/.cache/memmapcheck}. Idempotent: a second run
 # only re-checks. The newest 9.0.x in sid's source index that actually downloads
 # is built, else the known-good fallback (CRASH9_FALLBACK). The sid deb-src
-# lines are derived at run time from the URIs the system's apt already uses and
-# live only in a private, temporary apt configuration: the system's apt sources
-# are not touched. Build dependencies come from the system's (bookworm) apt.
+# lines are derived at run time from the URIs the system's apt already uses, by
+# scripts/lib-apt-src.sh, into a private apt configuration in
+# $CACHE/crash-9/apt-src: the system's apt sources are not touched. Build
+# dependencies come from the system's (bookworm) apt.
 # On success writes "crash9 ready <path of crash>" to <repo>/.status-crash.
 #
 # Usage: scripts/build-crash9.sh [--rebuild]
@@ -41,7 +42,7 @@ rebuild=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rebuild) rebuild=1 ;;
-	-h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,/^# Environment/p' "$0"; exit 0 ;;
 	*) echo "usage: $0 [--rebuild]" >&2; exit 2 ;;
 	esac
 	shift
@@ -80,76 +81,18 @@ cached_deb() {
 	echo "$best"
 }
 
-# deb-src lines for sid from the URIs of the system's main archive (the entries
-# with a plain codename suite such as "bookworm", not "-security"/"-updates" only),
-# read from /etc/apt/sources.list.d/*.sources (deb822) and *.list / sources.list.
-sid_src_lines() {
-	local f
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		awk '
-		function flush() {
-			if (uris != "" && enabled != "no" && types ~ /(^| )deb(-src)?( |$)/ && mainsuite) {
-				n = split(uris, u, " ")
-				for (i = 1; i <= n; i++)
-					printf "deb-src%s %s sid main\n", (key ~ /^\// ? " [signed-by=" key "]" : ""), u[i]
-			}
-			uris = types = key = enabled = ""; mainsuite = 0; field = ""
-		}
-		/^#/ { next }
-		/^[ \t]*$/ { flush(); next }
-		/^[ \t]/ { next }     # continuation line (e.g. an inline key): ignore
-		{
-			field = tolower($1); sub(/:$/, "", field)
-			val = $0; sub(/^[^:]*:[ \t]*/, "", val); gsub(/[ \t]+/, " ", val); sub(/ $/, "", val)
-			if (field == "uris") uris = val
-			else if (field == "types") types = val
-			else if (field == "signed-by") key = val
-			else if (field == "enabled") enabled = tolower(val)
-			else if (field == "suites") {
-				n = split(val, s, " ")
-				for (i = 1; i <= n; i++) if (s[i] !~ /[-\/]/) mainsuite = 1
-			}
-		}
-		END { flush() }' "$f"
-	done
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -f "$f" ] || continue
-		awk '
-		/^[ \t]*deb(-src)?[ \t]/ {
-			sub(/#.*/, "")
-			opts = ""
-			if (match($0, /\[[^]]*\]/)) {
-				o = substr($0, RSTART + 1, RLENGTH - 2)
-				if (match(o, /signed-by=[^ \t]+/)) opts = " [" substr(o, RSTART, RLENGTH) "]"
-				sub(/\[[^]]*\][ \t]*/, "")
-			}
-			if ($3 !~ /[-\/]/) printf "deb-src%s %s sid main\n", opts, $2
-		}' "$f"
-	done
-}
-
 # Download the crash source package (newest 9.0.x that downloads) into $C9/src;
 # prints the version it got.
 fetch_source() {
-	local aptdir="$tmp/apt" lines v cands=() got=
-	mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial" "$C9/src"
-	lines=$(sid_src_lines | sort -u)
-	[ -n "$lines" ] || die "found no Debian archive URI in /etc/apt/sources.list{,.d/*.sources,.d/*.list} to derive a sid deb-src line from"
-	printf '%s\n' "$lines" > "$aptdir/sources.list"
-	log "private apt: $(wc -l < "$aptdir/sources.list") deb-src line(s) for sid derived from the system's sources"
-	PAPT=(-o Dir::Etc::sourcelist="$aptdir/sources.list" -o Dir::Etc::sourceparts=-
-	      -o Dir::State::Lists="$aptdir/lists" -o Dir::Cache="$aptdir/cache"
-	      -o APT::Sandbox::User=root)
-	local t=$SECONDS
-	apt-get "${PAPT[@]}" -q update > "$aptdir/update.log" 2>&1 ||
-		{ cat "$aptdir/update.log" >&2; die "apt-get update of the private sid source index failed"; }
-	grep -qi '^\(W\|E\|Err\):' "$aptdir/update.log" && { log "apt-get update warnings:"; grep -i '^\(W\|E\|Err\):' "$aptdir/update.log" >&2; }
-	log "sid source index fetched in $(elapsed $t)"
+	local v cands=() got='' t=$SECONDS
+	mkdir -p "$C9/src"
+	# shellcheck source=lib-apt-src.sh
+	. "$here/lib-apt-src.sh" || die "cannot read $here/lib-apt-src.sh"
+	apt_src_init "$C9/apt-src" sid ||
+		die "cannot set up the private apt config for sid deb-src in $C9/apt-src (see above)"
+	log "private sid source index ready in $(elapsed $t) ($(wc -l < "$C9/apt-src/sources.list") deb-src line(s) derived from the system's sources)"
 
-	mapfile -t cands < <(apt-cache "${PAPT[@]}" showsrc crash 2>/dev/null |
-		awk '/^Package: /{p=$2} /^Version: / && p=="crash" {print $2}' |
-		grep -E '^([0-9]+:)?9\.0\.' | sort -u || true)
+	mapfile -t cands < <(apt_src_versions crash | grep -E '^([0-9]+:)?9\.0\.' || true)
 	# newest first, in dpkg's version order
 	local i j x
 	for ((i = 0; i < ${#cands[@]}; i++)); do
@@ -165,13 +108,13 @@ fetch_source() {
 	for v in "${cands[@]}"; do
 		t=$SECONDS
 		log "trying apt-get source --download-only crash=$v"
-		if (cd "$C9/src" && apt-get "${PAPT[@]}" -q source --download-only "crash=$v") \
-			> "$aptdir/source.log" 2>&1; then
+		if (cd "$C9/src" && apt_src apt-get -q source --download-only "crash=$v") \
+			> "$tmp/source.log" 2>&1; then
 			log "downloaded crash $v source in $(elapsed $t)"
 			got=$v
 			break
 		fi
-		log "crash $v did not download:"; tail -3 "$aptdir/source.log" | sed 's/^/    /' >&2
+		log "crash $v did not download:"; tail -3 "$tmp/source.log" | sed 's/^/    /' >&2
 	done
 	[ -n "$got" ] || die "no crash 9.0.x source package downloads from sid (tried: ${cands[*]})"
 	echo "$got"
