@@ -61,7 +61,7 @@ struct dctx {
 	/* per slot and tail index: the two members' names when it splits */
 	bool split[MMC_MAX_SLOTS][4];
 	char half_name[MMC_MAX_SLOTS][4][2][48];
-	uint64_t zone_cnt[4], node_cnt[4], bit_cnt[4][64];
+	uint64_t zone_cnt[4], node_cnt[4], bit_cnt[4][64], order_cnt[4];
 	uint64_t state_cnt, role_cnt, vframe_cnt;
 	bool group_open;
 	struct sig gsig;
@@ -178,6 +178,15 @@ static uint32_t nr_pageflags(const struct dctx *c)
 
 /* Prefix for split flag names: "flags" for the page flags word, else the
  * slot's label (page[1]'s "_flags_1"). */
+/* page[1]'s flags word keeps the folio order in its low byte (6.5+: no
+ * _folio_order member): one field, not eight bits. */
+static uint64_t order_mask(const struct dctx *c, unsigned int tail)
+{
+	if (tail != 1 || !c->la || c->la->member[MMC_FOLIO_ORDER].found)
+		return 0;
+	return 0xff;
+}
+
 static void flags_prefix(const struct dctx *c, unsigned int tail, char *buf, size_t size)
 {
 	slot_name(c, c->flags_slot, tail, buf, size);
@@ -192,7 +201,8 @@ static void bit_name(const struct dctx *c, unsigned int tail, unsigned int bit,
 	const char *pg = NULL;
 
 	flags_prefix(c, tail, pre, sizeof(pre));
-	if (!strcmp(pre, "flags") && bit < nr_pageflags(c) && c->la)
+	/* page[1]'s _flags_1 is its own flags word: same bit names */
+	if ((!strcmp(pre, "flags") || tail == 1) && bit < nr_pageflags(c) && c->la)
 		pg = mmc_layout_enum_name(c->la, MMC_ENUM_PAGEFLAGS, bit);
 	if (pg)
 		snprintf(buf, size, "%s.%s", pre, pg);
@@ -233,8 +243,12 @@ static void sig_names(const struct dctx *c, const struct sig *s, char *out, size
 				snprintf(name, sizeof(name), "%s.node", pre);
 				add_name(out, size, name);
 			}
+			if (s->flag_xor & order_mask(c, s->tail)) {
+				snprintf(name, sizeof(name), "%s.order", pre);
+				add_name(out, size, name);
+			}
 			for (b = 0; b < 64; b++) {
-				if (!(s->flag_xor & ~(zm | nm) & (1ULL << b)))
+				if (!(s->flag_xor & ~(zm | nm | order_mask(c, s->tail)) & (1ULL << b)))
 					continue;
 				bit_name(c, s->tail, b, name, sizeof(name));
 				add_name(out, size, name);
@@ -308,8 +322,10 @@ static void count_fields(struct dctx *c, const struct sig *s, uint64_t n)
 				c->zone_cnt[t] += n;
 			if (s->flag_xor & nm)
 				c->node_cnt[t] += n;
+			if (s->flag_xor & order_mask(c, t))
+				c->order_cnt[t] += n;
 			for (b = 0; b < 64; b++)
-				if (s->flag_xor & ~(zm | nm) & (1ULL << b))
+				if (s->flag_xor & ~(zm | nm | order_mask(c, t)) & (1ULL << b))
 					c->bit_cnt[t][b] += n;
 			continue;
 		}
@@ -365,6 +381,8 @@ static void flush_fields(struct dctx *c, struct mmc_diff_range *dr)
 				add_field(dr, name, c->zone_cnt[t]);
 				snprintf(name, sizeof(name), "%s.node", pre);
 				add_field(dr, name, c->node_cnt[t]);
+				snprintf(name, sizeof(name), "%s.order", pre);
+				add_field(dr, name, c->order_cnt[t]);
 				for (b = 0; b < 64; b++) {
 					if (!c->bit_cnt[t][b])
 						continue;
@@ -529,6 +547,19 @@ static uint64_t compare_read(struct dctx *c, const struct side *A,
 		int64_t da, db;
 		bool eq;
 
+		if (k < ra->nslots && k < rb->nslots && k != c->flags_slot &&
+		    c->split[k][s->tail] &&
+		    (x->cls == MMC_V_RAW || x->cls == MMC_V_NULL) &&
+		    (y->cls == MMC_V_RAW || y->cls == MMC_V_NULL) && x->cls != y->cls) {
+			/* two ints in a pointer-capable slot: 0 is NULL, not a change of kind */
+			uint64_t d = (x->cls == MMC_V_RAW ? (uint64_t)x->v : 0) ^
+				     (y->cls == MMC_V_RAW ? (uint64_t)y->v : 0);
+
+			s->slot_mask |= 1u << k;
+			s->half[k] = (uint8_t)(((d & 0xffffffffULL) ? 1 : 0) | ((d >> 32) ? 2 : 0));
+			n = 1;
+			continue;
+		}
 		if (k >= ra->nslots || k >= rb->nslots || x->cls != y->cls ||
 		    x->off != y->off || (x->cls == MMC_V_OBJ && x->region != y->region)) {
 			s->slot_mask |= 1u << k;
@@ -822,6 +853,7 @@ static void reset_range_acc(struct dctx *c)
 	memset(c->slot_cnt, 0, sizeof(c->slot_cnt));
 	memset(c->half_cnt, 0, sizeof(c->half_cnt));
 	memset(c->zone_cnt, 0, sizeof(c->zone_cnt));
+	memset(c->order_cnt, 0, sizeof(c->order_cnt));
 	memset(c->node_cnt, 0, sizeof(c->node_cnt));
 	memset(c->bit_cnt, 0, sizeof(c->bit_cnt));
 	c->state_cnt = c->role_cnt = c->vframe_cnt = 0;

@@ -616,8 +616,8 @@ int main(void)
 		res = run(&m, NULL);
 		tap_ok(res->verdict == MMC_DIFFERENT &&
 		       field(res, 0, "flags.PG_reserved") == 8 * 510 &&
-		       field(res, 0, "_flags_1.bit13") == 8 && res->ranges[0].nfields == 2,
-		       "flags bit split: flags.PG_reserved on %llu tails, _flags_1.bit13 on page[1]",
+		       field(res, 0, "_flags_1.PG_reserved") == 8 && res->ranges[0].nfields == 2,
+		       "flags bit split: flags.PG_reserved on %llu tails, _flags_1.PG_reserved on page[1]",
 		       (unsigned long long)field(res, 0, "flags.PG_reserved"));
 		mmc_diff_result_destroy(res);
 	}
