@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The crash front end's own interfaces between its three files.  Only the
+ * crash-ext .c files include crash's defs.h; this header names engine types
+ * only, so it can be included before defs.h.
+ */
+#ifndef MMC_CRASH_EXT_H
+#define MMC_CRASH_EXT_H
+
+#include <stdio.h>
+
+#include "kernel.h"
+#include "layout.h"
+#include "mem.h"
+#include "mmc_error.h"
+
+/*
+ * crash_layout.c: a layout resolved from crash's (gdb's) type information
+ * and symbol table, the same table (mmc_member_specs[] and friends) with the
+ * same fallback chains as the DWARF provider, symbols as link-time
+ * addresses; and the KASLR offset and phys_base crash knows, as hints for
+ * mmc_kernel_create().  Complete (mmc_layout_check passed) or an error.
+ */
+struct mmc_error *mmc_crash_layout(struct mmc_layout **out,
+				   struct mmc_kernel_hints *hints);
+
+/* One member path of one struct, resolved as above (debugging aid). */
+struct mmc_error *mmc_crash_member(const char *type, const char *path,
+				   struct mmc_member *m);
+
+/*
+ * crash_mem.c: a memory source over crash's readmem(), with the dump's
+ * VMCOREINFO when crash has it (NULL otherwise).  Pages crash cannot read
+ * are MMC_ERR_NODATA with their address, never zeros: crash's
+ * "zero_excluded" setting is switched off for the duration of each read.
+ */
+struct mmc_error *mmc_crash_mem_open(struct mmc_mem **out);
+
+/* readmem() calls made by the memory source since load (for the bench). */
+unsigned long long mmc_crash_mem_reads(void);
+
+#endif

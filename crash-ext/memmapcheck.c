@@ -1,0 +1,738 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * memmapcheck.so: the crash front end of memmapcheck.
+ *
+ *   crash> extend memmapcheck.so
+ *   crash> memmapcheck ranges
+ *   crash> memmapcheck snapshot -o base.snap
+ *   crash> memmapcheck diff base.snap
+ *
+ * The engine does the work; this file parses arguments, converts engine
+ * errors into crash's error(INFO, ...) and prints to crash's fp.  Layout
+ * and memory come from crash itself (crash_layout.c, crash_mem.c), so the
+ * extension needs only what crash already has open.
+ *
+ * The commands mirror the batch CLI (cli/memmapcheck.c) with "the running
+ * image" (the dump crash has open) in place of KERNEL DUMP, and print the
+ * same reports.
+ *
+ * Hidden subcommands for debugging the layout: `memmapcheck layout [-o FILE]`
+ * (the whole layout, saved for `memmapcheck layout --check FILE VMLINUX`)
+ * and `memmapcheck member STRUCT PATH` (one member path).
+ *
+ * Session state: crash has one dump open for the whole session, so the
+ * kernel (layout, memory source, geometry) and the snapshot of the running
+ * image are built on first use and kept in one static pointer, `session`,
+ * the only mutable global of memmapcheck (the engine has none).  On a live
+ * system nothing is kept: memory changes under us.  `extend -u` frees it.
+ *
+ * Never a longjmp through engine state: crash's cmd_usage() (which returns
+ * to crash's command loop) is called only while parsing arguments, before
+ * anything is allocated; every engine call returns an error object, turned
+ * into error(INFO, ...) after cleaning up.  Only ^C can still unwind a
+ * command from inside the engine (crash's SIGINT handler longjmps): see
+ * `busy`.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "crash_ext.h"
+#include "diff.h"
+#include "discover.h"
+#include "kernel.h"
+#include "layout.h"
+#include "lint.h"
+#include "report.h"
+#include "snapshot.h"
+#include "walk.h"
+
+#include "defs.h"	/* crash: last, it defines names like error, fp, OFFSET */
+
+#ifndef MMC_CRASH_VERSION
+#error "MMC_CRASH_VERSION: the version of the crash whose defs.h this is built against"
+#endif
+
+#define CREATED_BY "memmapcheck " MMC_VERSION " crash " MMC_CRASH_VERSION
+
+struct session {
+	struct mmc_kernel *kernel;
+	struct mmc_snapshot *snap;	/* all ranges of the running image */
+	struct mmc_walk_stats stats;	/* of the walk that made snap */
+	double walk_secs;
+};
+
+/* The one piece of state that lives across commands (see above). */
+static struct session *session;
+/*
+ * Set while a command runs.  Still set when the next command starts means
+ * crash longjmp'd out of the last one (^C: crash's SIGINT handler returns to
+ * its prompt from wherever the engine was), so the session may be half
+ * updated: it is abandoned, not reused and not freed.
+ */
+static bool busy;
+
+struct opts {
+	enum mmc_format format;
+	const char *output;	/* -o */
+	long range;		/* -r, -1: all */
+	size_t max_pages;	/* -n */
+	bool fresh;		/* -f: walk the dump again */
+	bool verbose;		/* -v: walk statistics */
+};
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Report an engine error the crash way and free it.  Returns false. */
+static bool fail(struct mmc_error *err)
+{
+	char *msg = mmc_error_string(err);
+
+	error(INFO, "%s\n", msg ? msg : err->message ? err->message : "error");
+	free(msg);
+	mmc_error_destroy(err);
+	return false;
+}
+
+static void session_drop_snapshot(void)
+{
+	if (session && session->snap) {
+		mmc_snapshot_destroy(session->snap);
+		session->snap = NULL;
+	}
+}
+
+static void session_destroy(void)
+{
+	if (!session)
+		return;
+	session_drop_snapshot();
+	mmc_kernel_destroy(session->kernel);
+	free(session);
+	session = NULL;
+}
+
+/* The kernel crash has open: layout from crash, memory through readmem. */
+static struct mmc_error *open_kernel(struct mmc_kernel **out)
+{
+	struct mmc_kernel_hints hints = { 0 };
+	struct mmc_layout *layout = NULL;
+	struct mmc_mem *mem = NULL;
+	struct mmc_error *err;
+
+	err = mmc_crash_layout(&layout, &hints);
+	if (err)
+		return err;
+	err = mmc_crash_mem_open(&mem);
+	if (err) {
+		mmc_layout_destroy(layout);
+		return err;
+	}
+	/* Takes ownership of both, also on failure. */
+	return mmc_kernel_create(layout, mem, &hints, out);
+}
+
+static struct mmc_error *session_kernel(struct mmc_kernel **out)
+{
+	struct mmc_error *err;
+
+	if (ACTIVE()) {
+		/* Live: nothing cached, memory moves. */
+		session_destroy();
+	} else if (session && session->kernel) {
+		*out = session->kernel;
+		return NULL;
+	}
+	if (!session) {
+		session = calloc(1, sizeof(*session));
+		if (!session)
+			return mmc_error_nomem();
+	}
+	err = open_kernel(&session->kernel);
+	if (err) {
+		session_destroy();
+		return err;
+	}
+	*out = session->kernel;
+	return NULL;
+}
+
+static void print_walk_stats(const struct mmc_snapshot *snap,
+			     const struct mmc_walk_stats *st, double secs)
+{
+	fprintf(fp,
+		"memmapcheck: %s: %llu struct pages in %zu ranges, %llu unreadable, %llu unmapped, %llu never initialised; %.2f s (%.1f M pages/s)\n",
+		mmc_snapshot_info(snap)->dump, (unsigned long long)st->pages,
+		mmc_snapshot_nranges(snap), (unsigned long long)st->unreadable,
+		(unsigned long long)st->unmapped, (unsigned long long)st->not_init,
+		secs, secs > 0 ? st->pages / secs / 1e6 : 0.0);
+}
+
+/*
+ * Walk the running image: all ranges (range < 0), or only range `range` of
+ * the discovery (for benchmarks).  The result is the caller's.
+ */
+static struct mmc_error *walk_image(struct mmc_kernel *k, long range,
+				    struct mmc_snapshot **out,
+				    struct mmc_walk_stats *st, double *secs)
+{
+	struct mmc_walk_opts wo = { .created_by = CREATED_BY };
+	struct mmc_discovery *d = NULL;
+	struct mmc_error *err;
+	double t0 = now();
+
+	err = mmc_discover(k, &d);
+	if (err)
+		return err;
+	if (range >= 0) {
+		if ((size_t)range >= d->nranges) {
+			err = mmc_error_create(MMC_ERR_USAGE, NULL,
+					       "range %ld does not exist (%zu ranges)",
+					       range, d->nranges);
+			goto out;
+		}
+		d->ranges[0] = d->ranges[range];
+		d->nranges = 1;
+	}
+	err = mmc_walk(k, d, &wo, out, st);
+	*secs = now() - t0;
+out:
+	mmc_discovery_destroy(d);
+	return err;
+}
+
+/*
+ * The snapshot of the running image, cached for the session.  The pointer
+ * stays owned by the session (or, live, is handed to the caller: *owned).
+ */
+static struct mmc_error *image_snapshot(const struct opts *o,
+					struct mmc_snapshot **snap, bool *owned)
+{
+	struct mmc_kernel *k;
+	struct mmc_error *err;
+	struct mmc_walk_stats st;
+	double secs = 0;
+
+	*owned = false;
+	if (o->fresh)
+		session_drop_snapshot();
+	if (session && session->snap && !ACTIVE()) {
+		*snap = session->snap;
+		if (o->verbose)
+			print_walk_stats(*snap, &session->stats, session->walk_secs);
+		return NULL;
+	}
+	err = session_kernel(&k);
+	if (err)
+		return err;
+	err = walk_image(k, -1, snap, &st, &secs);
+	if (err)
+		return err;
+	if (o->verbose)
+		print_walk_stats(*snap, &st, secs);
+	if (ACTIVE()) {
+		*owned = true;
+		return NULL;
+	}
+	session->snap = *snap;
+	session->stats = st;
+	session->walk_secs = secs;
+	return NULL;
+}
+
+static bool is_snapshot_file(const char *path)
+{
+	char magic[8] = { 0 };
+	FILE *f = fopen(path, "rb");
+	bool yes = false;
+
+	if (!f)
+		return false;
+	if (fread(magic, 1, 7, f) == 7)
+		yes = memcmp(magic, MMC_SNAPSHOT_MAGIC, 7) == 0;
+	fclose(f);
+	return yes;
+}
+
+static struct mmc_error *load_file(const char *path, struct mmc_snapshot **snap)
+{
+	if (access(path, R_OK) != 0)
+		return mmc_error_os(errno, path, "open");
+	if (!is_snapshot_file(path))
+		return mmc_error_create(MMC_ERR_USAGE, path,
+					"not a memmapcheck snapshot file (make one with: memmapcheck snapshot -o FILE)");
+	return mmc_snapshot_load(path, snap);
+}
+
+/* IMAGE: FILE if given, else the running image. */
+static struct mmc_error *get_image(const struct opts *o, const char *file,
+				   struct mmc_snapshot **snap, bool *owned)
+{
+	if (file) {
+		*owned = true;
+		return load_file(file, snap);
+	}
+	return image_snapshot(o, snap, owned);
+}
+
+static void put_image(struct mmc_snapshot *snap, bool owned)
+{
+	if (snap && owned)
+		mmc_snapshot_destroy(snap);
+}
+
+static void cmd_ranges_show(const struct opts *o, const char *sub, char **argv,
+			    int argc)
+{
+	struct mmc_snapshot *s = NULL;
+	struct mmc_error *err;
+	bool owned = false;
+
+	err = get_image(o, argc ? argv[0] : NULL, &s, &owned);
+	if (err) {
+		fail(err);
+		return;
+	}
+	if (!strcmp(sub, "ranges")) {
+		mmc_report_ranges(fp, s, o->format);
+	} else if (o->range >= (long)mmc_snapshot_nranges(s)) {
+		error(INFO, "range %ld does not exist (%zu ranges)\n", o->range,
+		      mmc_snapshot_nranges(s));
+	} else {
+		mmc_report_show(fp, s, o->range, o->format);
+	}
+	put_image(s, owned);
+}
+
+static void cmd_lint(const struct opts *o, char **argv, int argc)
+{
+	struct mmc_lint_opts lo = { .max_groups = 200 };
+	struct mmc_lint_result *lr = NULL;
+	struct mmc_snapshot *s = NULL;
+	struct mmc_error *err;
+	bool owned = false;
+
+	err = get_image(o, argc ? argv[0] : NULL, &s, &owned);
+	if (!err)
+		err = mmc_lint(s, &lo, &lr);
+	if (err)
+		fail(err);
+	else
+		mmc_report_lint(fp, s, lr, o->format);
+	mmc_lint_result_destroy(lr);
+	put_image(s, owned);
+}
+
+static void cmd_diff(const struct opts *o, char **argv, int argc)
+{
+	struct mmc_diff_opts dopts = { .max_pages = o->max_pages, .max_groups = 200 };
+	struct mmc_diff_result *res = NULL;
+	struct mmc_snapshot *a = NULL, *b = NULL;
+	struct mmc_error *err;
+	bool b_owned = false;
+
+	/* diff BASE: BASE vs the running image; diff BASE NEW: two files. */
+	err = load_file(argv[0], &a);
+	if (!err)
+		err = get_image(o, argc > 1 ? argv[1] : NULL, &b, &b_owned);
+	if (!err)
+		err = mmc_diff(a, b, &dopts, &res);
+	if (err)
+		fail(err);
+	else
+		mmc_report_diff(fp, a, b, res, o->format);
+	if (res)
+		mmc_diff_result_destroy(res);
+	put_image(a, true);
+	put_image(b, b_owned);
+}
+
+static void cmd_snapshot(const struct opts *o)
+{
+	struct mmc_snapshot *s = NULL;
+	struct mmc_walk_stats st;
+	struct mmc_kernel *k;
+	struct mmc_error *err;
+	bool owned = false;
+	double secs = 0;
+	uint64_t bad;
+
+	if (o->range >= 0) {
+		/* One range only (benchmarks): never cached. */
+		err = session_kernel(&k);
+		if (!err)
+			err = walk_image(k, o->range, &s, &st, &secs);
+		owned = true;
+		if (!err)
+			print_walk_stats(s, &st, secs);
+	} else {
+		struct opts v = *o;
+
+		v.verbose = true;
+		err = image_snapshot(&v, &s, &owned);
+	}
+	if (!err)
+		err = mmc_snapshot_save(s, o->output);
+	if (err) {
+		put_image(s, owned);
+		fail(err);
+		return;
+	}
+	bad = mmc_snapshot_count_state(s, MMC_PS_UNREADABLE) +
+	      mmc_snapshot_count_state(s, MMC_PS_UNMAPPED);
+	fprintf(fp, "memmapcheck: wrote %s: %llu pages in %zu ranges, %llu runs%s\n",
+		o->output, (unsigned long long)mmc_snapshot_npages(s),
+		mmc_snapshot_nranges(s), (unsigned long long)mmc_snapshot_nruns(s),
+		bad ? " (some pages unreadable: a diff against it can only be incomplete)" : "");
+	put_image(s, owned);
+}
+
+/* Hidden (debug): the layout crash gives, saved or summarised. */
+static void cmd_layout(const struct opts *o)
+{
+	struct mmc_kernel_hints hints = { 0 };
+	struct mmc_layout *l = NULL;
+	struct mmc_error *err;
+
+	err = mmc_crash_layout(&l, &hints);
+	if (!err && o->output)
+		err = mmc_layout_save(l, o->output);
+	if (err) {
+		fail(err);
+		return;
+	}
+	fprintf(fp, "%s: release %s, build-id %s, fingerprint %016llx, KASLR offset 0x%llx, phys_base 0x%llx%s%s\n",
+		l->source, l->release, l->build_id[0] ? l->build_id : "-",
+		(unsigned long long)mmc_layout_fingerprint(l),
+		(unsigned long long)hints.kaslr_offset,
+		(unsigned long long)hints.phys_base,
+		o->output ? ", saved to " : "", o->output ? o->output : "");
+	mmc_layout_destroy(l);
+}
+
+/* Hidden (debug): how one member path resolves, e.g. "member page flags.f". */
+static void cmd_member(const char *type, const char *path)
+{
+	struct mmc_member m;
+	struct mmc_error *err = mmc_crash_member(type, path, &m);
+
+	if (err) {
+		fail(err);
+		return;
+	}
+	fprintf(fp, "struct %s.%s: offset %u, size %u, count %u\n", type,
+		m.name, m.offset, m.size, m.count);
+}
+
+static bool parse_ulong(const char *s, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 0);
+	return !errno && end != s && !*end && *v >= 0;
+}
+
+static void cmd_memmapcheck(void)
+{
+	struct opts o = { .format = MMC_FMT_TEXT, .range = -1, .max_pages = 20 };
+	const char *sub;
+	char **argv;
+	long v;
+	int c, argc, saved_opterr;
+
+	if (argcnt < 2)
+		cmd_usage(pc->curcmd, SYNOPSIS);
+	sub = args[1];
+	/* getopt over "SUB [options] args": crash resets optind per command,
+	 * but a subcommand parses a shifted vector, so reset it here too. */
+	argc = argcnt - 1;
+	argv = args + 1;
+	saved_opterr = opterr;	/* crash's own commands want glibc's messages */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt(argc, argv, "jo:r:n:fv")) != EOF) {
+		switch (c) {
+		case 'j':
+			o.format = MMC_FMT_JSON;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'r':
+			if (!parse_ulong(optarg, &o.range)) {
+				error(INFO, "bad range: %s\n", optarg);
+				argerrs++;
+			}
+			break;
+		case 'n':
+			if (!parse_ulong(optarg, &v)) {
+				error(INFO, "bad number: %s\n", optarg);
+				argerrs++;
+			} else {
+				o.max_pages = (size_t)v;
+			}
+			break;
+		case 'f':
+			o.fresh = true;
+			break;
+		case 'v':
+			o.verbose = true;
+			break;
+		default:
+			error(INFO, "invalid option: -%c\n", optopt ? optopt : '?');
+			argerrs++;
+			break;
+		}
+	}
+	opterr = saved_opterr;
+	argc -= optind;
+	argv += optind;
+	if (!argerrs) {
+		if (!strcmp(sub, "ranges") || !strcmp(sub, "show") ||
+		    !strcmp(sub, "lint")) {
+			if (argc > 1) {
+				error(INFO, "%s takes at most one snapshot FILE\n", sub);
+				argerrs++;
+			}
+		} else if (!strcmp(sub, "snapshot")) {
+			if (!o.output) {
+				error(INFO, "snapshot needs -o FILE\n");
+				argerrs++;
+			} else if (argc) {
+				error(INFO, "snapshot takes no arguments besides -o FILE\n");
+				argerrs++;
+			}
+		} else if (!strcmp(sub, "diff")) {
+			if (argc < 1 || argc > 2) {
+				error(INFO, "diff takes one or two snapshot FILEs\n");
+				argerrs++;
+			}
+		} else if (!strcmp(sub, "member")) {
+			if (argc != 2) {
+				error(INFO, "member takes STRUCT PATH\n");
+				argerrs++;
+			}
+		} else if (!strcmp(sub, "layout")) {
+			if (argc) {
+				error(INFO, "layout takes no arguments besides -o FILE\n");
+				argerrs++;
+			}
+		} else {
+			error(INFO, "unknown subcommand: %s\n", sub);
+			argerrs++;
+		}
+	}
+	if (argerrs)
+		cmd_usage(pc->curcmd, SYNOPSIS);	/* returns to crash's prompt */
+
+	if (busy) {
+		error(INFO, "the previous memmapcheck command was interrupted: starting a new session\n");
+		session = NULL;
+	}
+	busy = true;
+	if (!strcmp(sub, "ranges") || !strcmp(sub, "show"))
+		cmd_ranges_show(&o, sub, argv, argc);
+	else if (!strcmp(sub, "lint"))
+		cmd_lint(&o, argv, argc);
+	else if (!strcmp(sub, "diff"))
+		cmd_diff(&o, argv, argc);
+	else if (!strcmp(sub, "snapshot"))
+		cmd_snapshot(&o);
+	else if (!strcmp(sub, "member"))
+		cmd_member(argv[0], argv[1]);
+	else
+		cmd_layout(&o);
+	busy = false;
+}
+
+static char *help_memmapcheck[] = {
+"memmapcheck",
+"ZONE_DEVICE struct pages: ranges, snapshots, diff, lint",
+"ranges [-j] [FILE]\n"
+"  memmapcheck show [-r N] [-j] [FILE]\n"
+"  memmapcheck snapshot -o FILE [-r N]\n"
+"  memmapcheck diff [-n N] [-j] BASE [NEW]\n"
+"  memmapcheck lint [-j] [FILE]",
+"  This command walks the vmemmap of every ZONE_DEVICE range of the running",
+"  image (the dump crash has open): every pgmap in the kernel's pgmap_array,",
+"  every pfn of its ranges, head and tail pages, read through memmapcheck's",
+"  own page-table walk in large windows.  Each struct page is normalised",
+"  (pointers into the memmap become pfn deltas, pgmap pointers pgmap",
+"  numbers, other kernel pointers numbered by first appearance), so images",
+"  of two kernels, or two boots, compare page by page.  Struct pages the dump",
+"  lacks are reported as unreadable, never read as zeros.",
+"",
+"  The output is that of the batch memmapcheck(1) CLI; snapshot files are",
+"  interchangeable between the two.  The type layout comes from crash's own",
+"  debuginfo, memory from crash's readmem().  The snapshot of the running",
+"  image is taken once per session and reused by later commands.",
+"",
+"    ranges     pgmaps and their pfn ranges: type, vmemmap_shift, altmap,",
+"               which pfns each kernel init path writes.",
+"    show       every run of identical (or regularly changing) struct pages,",
+"               decoded: flags by name, zone, head, order, pgmap, refcount,",
+"               mapcount, mapping, index, folio fields.",
+"    snapshot   write the normalised struct pages of every range to FILE.",
+"    diff       compare snapshot BASE with the running image, or BASE with",
+"               NEW: verdict identical / different / incomplete, counts per",
+"               range and field, pfn groups, the first differing pages.",
+"    lint       check the running image (or FILE) against the kernel's own",
+"               rules: tail->head, order, refcount policy, pgmap, zone,",
+"               PG_reserved, poison, vmemmap sharing, unreadable pages.",
+"",
+"    -j         JSON instead of text.",
+"    -r N       show: only range N; snapshot: only range N (not cached;",
+"               prints the walk's time, for benchmarks).",
+"    -n N       diff: pages shown in detail (default 20).",
+"    -o FILE    snapshot: the file to write (atomically).",
+"    -f         walk the dump again instead of reusing this session's snapshot.",
+"    -v         print the walk's statistics (pages, unreadable, time).",
+"",
+"  FILE, BASE and NEW are snapshot files written by this command or by",
+"  \"memmapcheck snapshot -o FILE VMLINUX DUMP\".  Errors name the file and",
+"  the address involved; the session continues after any of them.",
+"\nEXAMPLE",
+"  Take a snapshot of the dump crash has open (a Debian 6.1 kernel, second",
+"  boot); the walk happens once per session, later commands reuse it:\n",
+"    crash> memmapcheck snapshot -o /tmp/b2.snap",
+"    memmapcheck: crash:/root/.cache/memmapcheck/images/6.1-stock-b2.kdump: 507904 struct pages in 9 ranges, 0 unreadable, 0 unmapped, 6 never initialised; 0.09 s (5.4 M pages/s)",
+"    memmapcheck: wrote /tmp/b2.snap: 507904 pages in 9 ranges, 568 runs",
+"\n  Its pgmaps and ranges, and which pfns each kernel init path writes:\n",
+"    crash> memmapcheck ranges",
+"    PGMAPS",
+"        #  DEV_PAGEMAP       TYPE                             FLAGS  SHIFT  NR_RANGE  ALTMAP       RESERVE      FREE     ALIGN     ALLOC  OWNER",
+"        0  ffff8afdd3b4c3c0  MEMORY_DEVICE_GENERIC                0      9         1  -                  -         -         -         -  NULL",
+"        1  ffff8afdd3b4cf00  MEMORY_DEVICE_GENERIC                0      0         1  -                  -         -         -         -  NULL",
+"        2  ffff8afdd3b4c6c0  MEMORY_DEVICE_GENERIC                0      9         1  -                  -         -         -         -  NULL",
+"        3  ffff8afdd3b4c0c0  MEMORY_DEVICE_GENERIC              0x1      9         1  0x28000            2      1022       510       512  NULL",
+"        4  ffff8afdd3b4c480  MEMORY_DEVICE_GENERIC              0x1      0         1  0x30000            2      1022       510       512  NULL",
+"        5  ffff8afd099c36b0  MEMORY_DEVICE_FS_DAX                 0      0         1  -                  -         -         -         -  obj#0(direct)",
+"        6  ffff8afdd3b4c540  MEMORY_DEVICE_GENERIC                0     18         1  -                  -         -         -         -  NULL",
+"        7  ffff8afd099c3ab0  MEMORY_DEVICE_FS_DAX               0x1      0         1  0xc0000            2      1022       510       512  obj#2(direct)",
+"        8  ffff8afd099c30b0  MEMORY_DEVICE_FS_DAX                 0      0         1  -                  -         -         -         -  obj#3(direct)",
+"",
+"    RANGES",
+"        #  START_PFN   END_PFN        PAGES  PGMAP  RANGE  VMEMMAP            RESERVE    ALTMAP    DEVICE",
+"        0  0x14000     0x18000        16384      0      0  fffff14ac0500000         0         0     16384",
+"        1  0x18000     0x20000        32768      1      0  fffff14ac0600000         0         0     32768",
+"        2  0x20000     0x28000        32768      2      0  fffff14ac0800000         0         0     32768",
+"        3  0x28000     0x30000        32768      3      0  fffff14ac0a00000         2      1022     31744",
+"           reserve pfns 0x28000-0x28002 (never written)",
+"           altmap pfns  0x28002-0x28400 (memmap_init_range)",
+"        4  0x30000     0x38000        32768      4      0  fffff14ac0c00000         2      1022     31744",
+"           reserve pfns 0x30000-0x30002 (never written)",
+"           altmap pfns  0x30002-0x30400 (memmap_init_range)",
+"        5  0x38000     0x3f000        28672      5      0  fffff14ac0e00000         0         0     28672",
+"        6  0x3f000     0x80000       266240      6      0  fffff14ac0fc0000         0         0    266240",
+"        7  0xc0000     0xc8000        32768      7      0  fffff14ac3000000         2      1022     31744",
+"           reserve pfns 0xc0000-0xc0002 (never written)",
+"           altmap pfns  0xc0002-0xc0400 (memmap_init_range)",
+"        8  0xc8000     0xd0000        32768      8      0  fffff14ac3200000         0         0     32768",
+"\n  The decoded struct pages of one range, as runs:\n",
+"    crash> memmapcheck show -r 1",
+"    RANGE 1: pfn 0x18000-0x20000 (32768 pages)  pgmap#1 MEMORY_DEVICE_GENERIC  vmemmap_shift 0  4 runs",
+"      PFN RANGE                           ROLE     STAT  ZONE  NODE  HEAD        ORDER  PGMAP       REF   MAP  MAPPING            INDEX  PRIVATE       FLAGS",
+"      pfn 0x18000-0x181ff (512 pages)     device   read     4     0  -               -  pgmap#1       1    -1  NULL                   0  NULL          PG_reserved",
+"      pfn 0x18200 (1 page)                device   read     4     0  -               -  pgmap#1       1    -1  obj#5(direct)          0  NULL          PG_reserved",
+"      pfn 0x18201-0x18203 (3 pages)       device   read     4     0  -               -  pgmap#1       1    -1  obj#5(direct)          1  NULL          PG_reserved",
+"          varies: index +1 per page",
+"      pfn 0x18204-0x1ffff (32252 pages)   device   read     4     0  -               -  pgmap#1       1    -1  NULL                   0  NULL          PG_reserved",
+"\n  Compare with a snapshot of the first boot's dump, made by the CLI with",
+"  \"memmapcheck snapshot -o /tmp/b1.snap vmlinux 6.1-stock-b1.kdump\"",
+"  (pgmap and vmemmap addresses differ between the boots, the normalised",
+"  struct pages do not):\n",
+"    crash> memmapcheck diff /tmp/b1.snap",
+"    identical: 507904 pages in 9 ranges, nothing unread (6 never-initialised altmap reserve pages not compared)",
+"",
+"        #  START_PFN   END_PFN        PAGES  COMPARED    DIFFER  UNREAD_A  UNREAD_B  NOT_INIT  VFRAMES  VERDICT     TYPE",
+"        0  0x14000     0x18000        16384     16384         0         0         0         0        0  identical   devdax",
+"        1  0x18000     0x20000        32768     32768         0         0         0         0        0  identical   devdax",
+"        2  0x20000     0x28000        32768     32768         0         0         0         0        0  identical   devdax",
+"        3  0x28000     0x30000        32768     32766         0         0         0         2        0  identical   devdax",
+"        4  0x30000     0x38000        32768     32766         0         0         0         2        0  identical   devdax",
+"        5  0x38000     0x3f000        28672     28672         0         0         0         0        0  identical   fsdax",
+"        6  0x3f000     0x80000       266240    266240         0         0         0         0        0  identical   devdax",
+"        7  0xc0000     0xc8000        32768     32766         0         0         0         2        0  identical   fsdax",
+"        8  0xc8000     0xd0000        32768     32768         0         0         0         0        0  identical   fsdax",
+"\n  Check the image against the kernel's own rules:\n",
+"    crash> memmapcheck lint",
+"    270208 violations in 2 rules (507904 pages in 9 ranges checked)",
+"",
+"      RULE                   PAGES",
+"      head-cycle            266176",
+"      vmemmap-share           4032",
+"",
+"      RANGE  PFN RANGE                     PAGES  RULE            MESSAGE",
+"          6  0x3f040-0x7ffff              266176  head-cycle      compound_head loops: 0x3f040 -> 0x7f000 -> 0x7f000",
+"          6  0x7f040-0x7ffff                4032  vmemmap-share   vmemmap page 4097 maps the frame of page 1 back (0xd3b56000): shares the frame holding the head",
+NULL
+};
+
+static struct command_table_entry command_table[] = {
+	{ "memmapcheck", cmd_memmapcheck, help_memmapcheck, 0 },
+	{ NULL, NULL, NULL, 0 },
+};
+
+/*
+ * Loaded into a crash whose defs.h is not the one this was built against,
+ * every struct offset here would be wrong: refuse to register (crash then
+ * unloads the object) with a message saying what to rebuild.  Only
+ * build_version (a plain char *) and crash's error() are used to say so.
+ */
+static void __attribute__((constructor)) memmapcheck_init(void)
+{
+	char other[PATH_MAX] = "", *dir;
+	Dl_info info;
+
+	if (build_version && strcmp(build_version, MMC_CRASH_VERSION) == 0) {
+		register_extension(command_table);
+		return;
+	}
+	/*
+	 * The build for this crash: `make install` puts every build in
+	 * memmapcheck/<version>/ beside us; the build tree has <version>/
+	 * beside our own <version>/.
+	 */
+	if (build_version && dladdr((void *)memmapcheck_init, &info) &&
+	    info.dli_fname && (dir = strdup(info.dli_fname))) {
+		const char *d = dirname(dir);
+
+		snprintf(other, sizeof(other), "%s/memmapcheck/%s/memmapcheck.so",
+			 d, build_version);
+		if (access(other, R_OK) != 0)
+			snprintf(other, sizeof(other), "%s/../%s/memmapcheck.so",
+				 d, build_version);
+		if (access(other, R_OK) != 0)
+			other[0] = '\0';
+		free(dir);
+	}
+	error(INFO,
+	      "memmapcheck.so was built against the defs.h of crash %s (%s), but this is crash %s: "
+	      "not loading it (no commands registered); %s%s\n",
+	      MMC_CRASH_VERSION, MMC_CRASH_DEFS_H,
+	      build_version ? build_version : "(unknown)",
+	      other[0] ? "the build for this crash is: extend " :
+			 "rebuild it with: make -C crash-ext CRASH=/path/to/this/crash",
+	      other);
+}
+
+static void __attribute__((destructor)) memmapcheck_fini(void)
+{
+	session_destroy();
+}

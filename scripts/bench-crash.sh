@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Benchmark: memmapcheck.so's snapshot of the largest ZONE_DEVICE range
+# against crash's own `kmem -p`, timed in one crash batch session.
+#
+#   scripts/bench-crash.sh [DUMP [CRASH]]
+#
+# DUMP defaults to the largest $CACHE/images/*.kdump, CRASH to the newest
+# crash (crash 9 if built, else /usr/bin/crash) that can open that kernel
+# and has memmapcheck.so built ($MMC_BUILD/crash-ext/<version>/).  kmem -p
+# cannot be limited to a pfn range: it walks every struct page crash knows
+# (System RAM and ZONE_DEVICE), so its rate is measured over the whole walk
+# and its time over the range's pfns is that rate applied to them (the
+# range's pfns are checked to be in its output).  Not a test: prints numbers.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+MMC_BUILD=${MMC_BUILD:-$here/../build}
+. "$here/../tests/crash-lib.sh"
+CLI=$MMC_BUILD/memmapcheck
+[ -x "$CLI" ] || { echo "bench-crash: no CLI at $CLI (make first)" >&2; exit 2; }
+
+dump=${1:-$(ls -S "$CACHE"/images/*.kdump 2>/dev/null | head -n 1)}
+[ -n "$dump" ] && [ -r "$dump" ] || { echo "bench-crash: no dump (give one, or make vectors)" >&2; exit 2; }
+name=$(basename "$dump"); name=${name%.*}
+kdir=$(image_kernel_dir "$dump")
+vmlinux=$kdir/vmlinux
+[ -r "$vmlinux" ] || { echo "bench-crash: no vmlinux at $vmlinux" >&2; exit 2; }
+series=$(kernel_series "$name")
+flags=$(crash_flags_for "$kdir")
+
+crash=${2:-}
+if [ -z "$crash" ]; then
+	for c in $MMC_CRASHES; do
+		[ -x "$c" ] || continue
+		v=$(crash_version "$c")
+		[ -r "$(crash_ext_so "$v")" ] && crash_can_open "$v" "$series" && crash=$c
+	done
+fi
+[ -n "$crash" ] || { echo "bench-crash: no crash with memmapcheck.so built that opens $series" >&2; exit 2; }
+v=$(crash_version "$crash")
+so=$(crash_ext_so "$v")
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The largest range, from the CLI (same discovery as the extension).
+"$CLI" ranges -f json "$vmlinux" "$dump" >"$tmp/ranges.json" 2>/dev/null
+set -- $(python3 -c '
+import json, sys
+r = max(json.load(open(sys.argv[1]))["ranges"], key=lambda r: r["pages"])
+print(r["index"], r["start_pfn"], r["end_pfn"], r["pages"], r.get("type", "?"))
+' "$tmp/ranges.json")
+idx=$1 spfn=$2 epfn=$3 pages=$4 type=$5
+
+stamp='!echo @@ $(date +%s.%N) $(ps -o rss= -p $PPID)'
+cat >"$tmp/cmds" <<EOF
+extend $so
+memmapcheck layout
+$stamp
+memmapcheck snapshot -r $idx -o $tmp/r.snap
+$stamp
+memmapcheck snapshot -r $idx -o $tmp/r.snap
+$stamp
+memmapcheck snapshot -o $tmp/all.snap
+$stamp
+kmem -p > $tmp/kmem.out
+$stamp
+EOF
+crash_batch "$crash" "$vmlinux" "$dump" "$tmp/cmds" "$tmp/out" "$flags" || true
+grep -q 'memmapcheck.so: shared object loaded' "$tmp/out" ||
+	{ echo "bench-crash: the extension did not load:" >&2; cat "$tmp/out" >&2; exit 3; }
+set -- $(sed -n 's/^@@ \([0-9.]*\) .*/\1/p' "$tmp/out")
+[ $# -eq 5 ] || { echo "bench-crash: session incomplete:" >&2; tail "$tmp/out" >&2; exit 3; }
+t0=$1 t1=$2 t2=$3 t3=$4 t4=$5
+kmem_total=$(($(wc -l <"$tmp/kmem.out") - 1))
+kmem_range=$(awk -v s="$spfn" -v e="$epfn" 'NR > 1 {
+	p = strtonum("0x" $2) / 4096; if (p >= s && p < e) n++ } END { print n + 0 }' "$tmp/kmem.out")
+walks=$(grep 'struct pages in' "$tmp/out" | sed 's/^memmapcheck: //')
+# The engine's own time for the second single-range walk (discovery + walk,
+# without saving the file), as printed by the extension.
+walk2=$(echo "$walks" | sed -n '2s/.*; \([0-9.]*\) s (.*/\1/p')
+
+awk -v t0="$t0" -v t1="$t1" -v t2="$t2" -v t3="$t3" -v t4="$t4" \
+    -v pages="$pages" -v kt="$kmem_total" -v kr="$kmem_range" \
+    -v name="$name" -v v="$v" -v idx="$idx" -v s="$spfn" -v e="$epfn" -v type="$type" \
+    -v w2="${walk2:-0}" '
+BEGIN {
+	ext1 = t1 - t0; ext2 = t2 - t1; all = t3 - t2; km = t4 - t3
+	krate = kt / km; kest = pages / krate
+	printf "dump %s, crash %s, largest range #%d: pfn 0x%x-0x%x, %d struct pages (%s)\n",
+		name, v, idx, s, e, pages, type
+	printf "memmapcheck snapshot -r %d (first, incl. kernel setup): %.3f s, %.2f M pages/s\n",
+		idx, ext1, pages / ext1 / 1e6
+	printf "memmapcheck snapshot -r %d (again):                     %.3f s, %.2f M pages/s\n",
+		idx, ext2, pages / ext2 / 1e6
+	printf "memmapcheck snapshot (every range, walk + save):       %.3f s\n", all
+	printf "kmem -p (every struct page: %d, %d of them in the range): %.3f s, %.2f M pages/s\n",
+		kt, kr, km, krate / 1e6
+	printf "kmem -p over the same %d pfns: %.3f s (at its rate)\n", pages, kest
+	printf "ratio kmem -p / memmapcheck over the same pfns: %.1fx (first run), %.1fx (again)\n",
+		kest / ext1, kest / ext2
+	if (w2 > 0)
+		printf "ratio on the walk alone (engine %.2f s, no file written): %.0fx\n",
+			w2, kest / w2
+}'
+echo "engine walk statistics:"
+echo "$walks" | sed 's/^/  /'
