@@ -60,13 +60,21 @@ done
 # The finished images (.status-images, written by the image scripts, lists
 # them: a dump still being written is not one), else every *.kdump.
 status=$here/../.status-images
+# Default: the committed images of test-vectors/crash-images.txt, unpacked
+# from dumps/<group>.tar.xz (MMC_CRASH_CACHED=1: the cache's images instead).
 if [ -n "$MMC_CRASH_IMAGES" ]; then
 	images=$MMC_CRASH_IMAGES
-elif [ -r "$status" ]; then
+elif [ "${MMC_CRASH_CACHED:-0}" = 1 ] && [ -r "$status" ]; then
 	images=$(awk '$2 ~ /\.kdump$/ { print $2 }' "$status" | while read -r f; do
 		[ -r "$f" ] && echo "$f"; done)
 else
-	images=$(ls "$CACHE"/images/*.kdump 2>/dev/null)
+	images=
+	for name in $(grep -v '^#' "$here/../test-vectors/crash-images.txt"); do
+		case $name in 6.1-*) g=6.1-stock ;; *) g=${name%%-*} ;; esac
+		[ -r "$here/../dumps/$g.tar.xz" ] || continue
+		dir=$("$here/../scripts/unpack-dumps.sh" "$g") || continue
+		[ -r "$dir/$name.kdump" ] && images="$images $dir/$name.kdump"
+	done
 fi
 [ -z "$images" ] && skip "no dump in $CACHE/images/*.kdump (scripts/make-vectors.sh makes them)"
 [ -z "$crashes" ] && skip "no crash with a built memmapcheck.so"
@@ -93,7 +101,8 @@ for img in $images; do
 		v=${entry%%:*}; rest=${entry#*:}; c=${rest%%:*}; so=${rest#*:}
 		t="crash $v, $name"
 		if ! crash_can_open "$v" "$series"; then
-			skip "$t: crash $v cannot open $series kernels (gdb 10 dies on their DWARF; use crash 9)"
+			# not a missing prerequisite: this pairing does not exist
+			echo "# $t: not run: crash $v cannot open $series kernels (gdb 10 dies on their DWARF; crash 9 covers them)"
 			continue
 		fi
 		d=$tmp/$v-$name

@@ -18,7 +18,6 @@ verdicts.tsv columns (tab separated, '#' comments):
            or '-' (not checked) ; lint: '-'
   note     free text
 """
-import hashlib
 import json
 import os
 import re
@@ -64,28 +63,23 @@ unpacked = {}
 def dump_path(image):
     """The committed dump: dumps/<group>.tar.xz holds <image>.kdump files
     (uncompressed kdump format; xz over the whole tar lets images share the
-    dictionary).  Unpacked once per tar content into the cache."""
+    dictionary), unpacked once per tar content into the cache by
+    scripts/unpack-dumps.sh."""
     for d in filter(None, [os.environ.get("MMC_VECTOR_DIR"), os.path.join(TOP, "dumps")]):
         for ext in (".kdump", ".elf"):
             p = os.path.join(d, image + ext)
             if os.path.exists(p):
                 return p
-    tar = os.path.join(TOP, "dumps", group_of(image) + ".tar.xz")
-    if not os.path.exists(tar):
+    g = group_of(image)
+    if not os.path.exists(os.path.join(TOP, "dumps", g + ".tar.xz")):
         return None
-    if tar not in unpacked:
-        h = hashlib.sha256(open(tar, "rb").read()).hexdigest()[:16]
-        out = os.path.join(WORK, "%s-%s" % (group_of(image), h))
-        if not os.path.exists(os.path.join(out, ".done")):
-            tmp = out + ".tmp"
-            shutil.rmtree(tmp, ignore_errors=True)
-            os.makedirs(tmp)
-            subprocess.run(["tar", "-xJf", tar, "-C", tmp], check=True)
-            open(os.path.join(tmp, ".done"), "w").close()
-            shutil.rmtree(out, ignore_errors=True)
-            os.rename(tmp, out)
-        unpacked[tar] = out
-    p = os.path.join(unpacked[tar], image + ".kdump")
+    if g not in unpacked:
+        r = subprocess.run([os.path.join(TOP, "scripts", "unpack-dumps.sh"), g],
+                           capture_output=True, text=True)
+        unpacked[g] = r.stdout.strip() if r.returncode == 0 else None
+    if not unpacked[g]:
+        return None
+    p = os.path.join(unpacked[g], image + ".kdump")
     return p if os.path.exists(p) else None
 
 
