@@ -6,7 +6,7 @@
 #
 # usage: scripts/bench.sh [IMAGE_FILE VMLINUX_OR_LAYOUT [DRGN_VMLINUX]]
 #   default: the largest ELF (else kdump) in $CACHE/images with a vmlinux in
-#   $CACHE/kernels/<kernel>/vmlinux
+#   $CACHE/kernels/<kernel>/vmlinux; scripts/bench-image.sh makes a 13 GB one
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${MEMMAPCHECK_CACHE:-$HOME/.cache/memmapcheck}
@@ -20,7 +20,7 @@ mkdir -p "$B/bench"
 cc -O2 -o "$kpp" "$top/scripts/bench/kdump_per_page.c" \
 	$(pkg-config --cflags --libs libkdumpfile)
 
-kernel_of() { basename "$1" | sed -E 's/\.(elf|kdump)$//; s/-(b[0-9]+|kdump)$//'; }
+kernel_of() { basename "$1" | sed -E 's/\.(elf|kdump)$//; s/-(b[0-9]+|kdump)$//; s/^bench-//'; }
 if [ $# -ge 2 ]; then
 	img=$1 kern=$2 drgn_vmlinux=${3:-$2}
 else
