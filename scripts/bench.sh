@@ -47,8 +47,10 @@ case $kern in
 esac
 best=
 for i in 1 2 3; do
-	/usr/bin/time -f "%e %M" -o "$tmp/time" "$M" snapshot -q -o "$tmp/s.snap" "$layout" "$img"
-	read -r secs rss < "$tmp/time"
+	t0=$(date +%s.%N)
+	/usr/bin/time -f "%M" -o "$tmp/time" "$M" snapshot -q -o "$tmp/s.snap" "$layout" "$img"
+	secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.4f", b - a}')
+	read -r rss < "$tmp/time"
 	if [ -z "$best" ] || awk "BEGIN{exit !($secs < $best)}"; then best=$secs best_rss=$rss; fi
 done
 "$M" ranges --json "$tmp/s.snap" > "$tmp/ranges.json"
