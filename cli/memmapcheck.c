@@ -479,6 +479,7 @@ int main(int argc, char **argv)
 	}
 	cmd = argv[1];
 	optind = 2;
+	opterr = 0;	/* our own message, without argv[0]'s path */
 	while ((c = getopt_long(argc, argv, "f:o:r:n:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -538,7 +539,8 @@ int main(int argc, char **argv)
 			puts("memmapcheck " MMC_VERSION);
 			return 0;
 		default:
-			return usage_error("%s", "bad option");
+			return usage_error("unknown option or missing argument: %s",
+					   argv[optind - 1]);
 		}
 	}
 	argc -= optind;
