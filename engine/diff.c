@@ -9,6 +9,7 @@
  * images cost O(runs), and so does a constant difference (a mutant that
  * changes every tail page the same way).
  */
+#include "mmc_util.h"
 #include "diff.h"
 
 #include <stdarg.h>
@@ -124,23 +125,7 @@ static bool nval_equal(struct dctx *c, const struct mmc_nval *x,
 
 static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
-	size_t ncap;
-	void *p;
-
-	if (need <= *cap)
-		return true;
-	ncap = *cap ? *cap : 8;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / elem)
-			return false;
-		ncap *= 2;
-	}
-	p = realloc(*arr, ncap * elem);
-	if (!p)
-		return false;
-	*arr = p;
-	*cap = ncap;
-	return true;
+	return mmc_grow_array(arr, cap, need, elem, 8);
 }
 
 /* ---- naming ---- */

@@ -5,7 +5,9 @@
  */
 #include "mem.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct mmc_error *mmc_mem_read(struct mmc_mem *mem, enum mmc_space space,
 			       uint64_t addr, void *buf, size_t len)
@@ -63,4 +65,29 @@ void mmc_mem_destroy(struct mmc_mem *mem)
 	free(mem->path);
 	free(mem->vmcoreinfo);
 	free(mem);
+}
+
+struct mmc_error *mmc_pread_exact(int fd, const char *path, void *buf, size_t len,
+				  uint64_t off, const char *what)
+{
+	size_t total = 0;
+
+	while (total < len) {
+		ssize_t r = pread(fd, (char *)buf + total, len - total,
+				  (off_t)(off + total));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return mmc_error_os(errno, path,
+					    "pread(%s at offset 0x%llx)", what,
+					    (unsigned long long)(off + total));
+		if (r == 0)
+			return mmc_error_create(MMC_ERR_INPUT, path,
+						"truncated %s at offset 0x%llx",
+						what,
+						(unsigned long long)(off + total));
+		total += (size_t)r;
+	}
+	return NULL;
 }

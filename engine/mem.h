@@ -52,6 +52,10 @@ struct mmc_error *mmc_mem_read(struct mmc_mem *mem, enum mmc_space space,
 struct mmc_error *mmc_mem_read_u64(struct mmc_mem *mem, enum mmc_space space,
 				   uint64_t addr, uint64_t *value);
 void mmc_mem_destroy(struct mmc_mem *mem);
+/* pread() exactly len bytes at off of fd (path names it in errors); a
+ * short file is MMC_ERR_INPUT "truncated <what>". Shared by the backends. */
+struct mmc_error *mmc_pread_exact(int fd, const char *path, void *buf, size_t len,
+				  uint64_t off, const char *what);
 
 /*
  * libkdumpfile backend: any format libkdumpfile reads (ELF from QEMU or

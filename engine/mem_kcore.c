@@ -160,26 +160,7 @@ static const struct mmc_mem_ops mem_kcore_ops = {
 static struct mmc_error *pread_exact(struct mem_kcore *kc, void *buf,
 				     size_t len, uint64_t off, const char *what)
 {
-	size_t total = 0;
-
-	while (total < len) {
-		ssize_t r = pread(kc->fd, (char *)buf + total, len - total,
-				  (off_t)(off + total));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return mmc_error_os(errno, kc->path,
-					    "pread(%s at offset 0x%llx)", what,
-					    (unsigned long long)(off + total));
-		if (r == 0)
-			return mmc_error_create(MMC_ERR_INPUT, kc->path,
-						"truncated %s at offset 0x%llx",
-						what,
-						(unsigned long long)(off + total));
-		total += (size_t)r;
-	}
-	return NULL;
+	return mmc_pread_exact(kc->fd, kc->path, buf, len, off, what);
 }
 
 /* Find the VMCOREINFO note in a PT_NOTE segment's bytes. */

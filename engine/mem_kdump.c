@@ -122,26 +122,7 @@ static struct mmc_error *kdump_setup_arch(struct mem_kdump *kd)
 static struct mmc_error *pread_exact(struct mem_kdump *kd, void *buf,
 				     size_t len, uint64_t off, const char *what)
 {
-	size_t total = 0;
-
-	while (total < len) {
-		ssize_t r = pread(kd->fd, (char *)buf + total, len - total,
-				  (off_t)(off + total));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return mmc_error_os(errno, kd->path,
-					    "pread(%s at offset 0x%llx)", what,
-					    (unsigned long long)(off + total));
-		if (r == 0)
-			return mmc_error_create(MMC_ERR_INPUT, kd->path,
-						"truncated %s at offset 0x%llx",
-						what,
-						(unsigned long long)(off + total));
-		total += (size_t)r;
-	}
-	return NULL;
+	return mmc_pread_exact(kd->fd, kd->path, buf, len, off, what);
 }
 
 /*

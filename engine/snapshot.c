@@ -6,6 +6,7 @@
  * first + count * stride (the stride is fixed by a run's second record).
  * Memory is O(runs).  File I/O lives in snapshot_file.c.
  */
+#include "mmc_util.h"
 #include "snapshot.h"
 
 #include <stdlib.h>
@@ -69,23 +70,7 @@ static void copy_str(char *dst, size_t size, const char *src)
 /* Grow *arr (elements of `elem` bytes) to hold at least `need`. */
 static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
-	size_t ncap;
-	void *p;
-
-	if (need <= *cap)
-		return true;
-	ncap = *cap ? *cap : 4;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / elem)
-			return false;
-		ncap *= 2;
-	}
-	p = realloc(*arr, ncap * elem);
-	if (!p)
-		return false;
-	*arr = p;
-	*cap = ncap;
-	return true;
+	return mmc_grow_array(arr, cap, need, elem, 4);
 }
 
 struct mmc_error *mmc_snapshot_create(const struct mmc_layout *layout,
