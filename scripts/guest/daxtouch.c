@@ -93,14 +93,26 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	settle_pid_colour();
+	/*
+	 * Device-dax first, in this process: which process maps them decides
+	 * the folios' _mm_ids (7.x), so it must not depend on how many forks
+	 * settle_pid_colour() needed.  MADV_DONTFORK keeps them out of the
+	 * children.  Then the files, from a pid % 16 == 0 process.
+	 */
+	for (int pass = 0; pass < 2; pass++) {
+	if (pass == 1)
+		settle_pid_colour();
 	for (int i = optind; i < argc; i++) {
 		const char *path = argv[i];
 		struct stat st;
 		unsigned long size, align, step, len;
 		int isdev = strncmp(path, "/dev/dax", 8) == 0;
-		int fd = open(path, isdev ? O_RDWR : O_RDWR | O_CREAT, 0644);
+		int fd;
 		char *p;
+
+		if (isdev != (pass == 0))
+			continue;
+		fd = open(path, isdev ? O_RDWR : O_RDWR | O_CREAT, 0644);
 
 		if (fd < 0) {
 			fprintf(stderr, "daxtouch: open %s: %s\n", path, strerror(errno));
@@ -144,10 +156,13 @@ int main(int argc, char **argv)
 			if (step > 4096)
 				(void)*(volatile char *)(p + off + 4096);
 		}
+		if (isdev && madvise(p, len, MADV_DONTFORK) < 0)
+			fprintf(stderr, "daxtouch: madvise %s: %s\n", path, strerror(errno));
 		printf("daxtouch: %s size %lu align %lu mapped %lu at %p\n",
 		       path, size, align, len, (void *)p);
 		nmaps++;
 		/* keep fd and mapping open */
+	}
 	}
 	printf("DAXTOUCH-OK %d\n", nmaps);
 	fflush(stdout);
