@@ -178,6 +178,7 @@ if [ -n "$PATCH" ]; then
 	cp "$PATCH" "$SRC/.memmapcheck-applied.patch"
 	echo "$PATCH" > "$APPLIED"
 	trap reverse_applied EXIT
+	trap 'exit 130' INT TERM HUP
 	(cd "$SRC" && patch -p1 -N -s --no-backup-if-mismatch < .memmapcheck-applied.patch)
 	log "applied $(basename "$PATCH"); incremental rebuild"
 	kbuild

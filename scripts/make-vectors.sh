@@ -10,7 +10,9 @@
 #   5. pack (also alone: --pack-only): dumps/<kver>.tar.xz, dumps/README.md and
 #      test-vectors/images.tsv from $CACHE/images
 #
-# usage: scripts/make-vectors.sh [--only KVER|stock] [--no-pack] [--pack-only] [--skip-existing]
+# usage: scripts/make-vectors.sh [--only KVER|stock] [--no-pack] [--pack-only] [--pack-group G]...
+#                                [--skip-existing]
+#   --pack-group G  only (re)pack dumps/G.tar.xz (G: 6.1-stock, 6.12, 7.2), then the index
 # Builds run one at a time (the source tree and build dir are shared); each
 # capture runs in the background while the next kernel builds (one at a time).
 # Finished images are appended to $MEMMAPCHECK_STATUS (default .status-images).
@@ -19,12 +21,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 CACHE=${MEMMAPCHECK_CACHE:-$HOME/.cache/memmapcheck}
 export MEMMAPCHECK_STATUS=${MEMMAPCHECK_STATUS:-$top/.status-images}
-only= pack=1 pack_only=0 skip=0
+only= pack=1 pack_only=0 skip=0 pack_sel=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--only) only=$2; shift ;;
 	--no-pack) pack=0 ;;
 	--pack-only) pack_only=1 ;;
+	--pack-group) pack_only=1; pack_sel+=("$2"); shift ;;
 	--skip-existing) skip=1 ;;
 	*) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
@@ -141,7 +144,7 @@ pack_groups() { # [GROUP...]: (re)compress the groups whose images changed
 	done
 }
 pack_all() {
-	pack_groups || failed+=("pack")
+	pack_groups "${pack_sel[@]}" || failed+=("pack")
 	local img g
 	local readme=$top/dumps/README.md tsv=$top/test-vectors/images.tsv total=0 f size sha
 	{
@@ -168,13 +171,14 @@ pack_all() {
 		echo
 		echo "## Files"
 		echo
-		echo "| file | size (bytes) | sha256 |"
-		echo "| --- | ---: | --- |"
+		echo "| file | size (bytes) | sha256 | made by |"
+		echo "| --- | ---: | --- | --- |"
 		for f in "$top"/dumps/*.tar.xz; do
 			[ -e "$f" ] || continue
 			size=$(stat -c %s "$f"); total=$((total + size))
 			sha=$(sha256sum "$f" | awk '{print $1}')
-			echo "| \`$(basename "$f")\` | $size | \`$sha\` |"
+			g=$(basename "$f" .tar.xz)
+			echo "| \`$(basename "$f")\` | $size | \`$sha\` | \`tar --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - $(sed 's/$/.kdump/' "$CACHE/images/.group-$g" 2>/dev/null | tr '\n' ' ')\\| xz -T1 $XZ_OPTS\` |"
 		done
 		echo
 		echo "Total: $total bytes ($(( (total + 524288) / 1048576 )) MiB; budget 60 MiB)."

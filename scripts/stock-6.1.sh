@@ -54,5 +54,5 @@ fi
 
 # Stock Debian ships KASLR on: no nokaslr, VMCOREINFO gives KERNELOFFSET.
 for b in $boots; do
-	"$here/capture.sh" "$out" "6.1-stock-b$b" --kaslr --stock
+	"$here/capture.sh" "$out" "6.1-stock-b$b" --kaslr --stock --dump-level 31
 done

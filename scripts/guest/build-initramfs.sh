@@ -73,7 +73,7 @@ if [ -n "$moddir" ]; then
 		esac
 		order+=("$base")
 	}
-	for m in qemu_fw_cfg libnvdimm nd_e820 nd_btt nd_pmem device_dax dax_pmem crc16 mbcache jbd2 ext4; do
+	for m in qemu_fw_cfg libnvdimm nd_e820 nd_btt nd_pmem device_dax dax_pmem crc16 crc32c_generic mbcache jbd2 ext4; do
 		visit $m
 	done
 	printf '%s\n' "${order[@]}" > "$root/lib/modules/load.order"
