@@ -20,7 +20,7 @@ initrd=$work/initrd.cpio.gz
 "$here/guest/build-initramfs.sh" -o "$initrd" >/dev/null 2>&1
 # pc machine: 3 GiB below 4 GiB, the rest from 4 GiB up; pmem at 4 and 12 GiB
 ns="0x100000000:devdax:2M:mem,0x300000000:devdax:4K:dev"
-cmdline="nokaslr console=ttyS0 panic=-1 memmap=8G!4G,2G!12G mmc.mode=normal mmc.rebind=1 mmc.ns=$ns"
+cmdline="nokaslr no_timer_check console=ttyS0 panic=-1 memmap=8G!4G,2G!12G mmc.mode=normal mmc.rebind=1 mmc.ns=$ns"
 log=$work/console.log sock=$work/qmp.sock
 nice -n 5 qemu-system-x86_64 -M pc,memory-backend=m0 -accel tcg -cpu max,la57=off -smp 1 \
 	-object memory-backend-ram,id=m0,size=13G,reserve=off -m 13G \
