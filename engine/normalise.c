@@ -66,6 +66,9 @@ struct mmc_norm {
 	bool raw_slot[MMC_MAX_SLOTS];
 	bool have_compound_slot;
 	unsigned int compound_slot;
+	/* page[1]'s _mm_ids (7.x): ids of the mms mapping the folio */
+	bool have_mmids_slot;
+	unsigned int mmids_slot;
 	/* first-appearance numbering of OBJ pointers: open addressing */
 	struct mmc_obj_entry *objs;
 	size_t obj_cap;		/* power of 2 */
@@ -217,6 +220,13 @@ struct mmc_error *mmc_norm_create(const struct mmc_layout *layout,
 		norm->have_compound_slot = true;
 		norm->compound_slot = ch->offset / 8;
 	}
+	ch = &layout->member[MMC_FOLIO_MM_IDS];
+	if (ch->found && ch->offset >= geom->struct_page_size &&
+	    ch->offset % 8 == 0 && ch->size == 8 &&
+	    (ch->offset - geom->struct_page_size) / 8 < norm->nslots) {
+		norm->have_mmids_slot = true;
+		norm->mmids_slot = (ch->offset - geom->struct_page_size) / 8;
+	}
 	*out = norm;
 	return NULL;
 }
@@ -348,6 +358,48 @@ static uint64_t mmc_le64(const uint8_t *p)
 	return v;
 }
 
+/* Is this record page[1] of a folio: compound_head/info names pfn - 1? */
+static bool is_page1(const struct mmc_norm *norm, uint64_t pfn,
+		     const struct mmc_nrec *rec)
+{
+	const struct mmc_nval *ch;
+	uint64_t addr, head;
+	unsigned int order;
+
+	if (!norm->have_compound_slot)
+		return false;
+	ch = &rec->slot[norm->compound_slot];
+	if (ch->cls == MMC_V_PAGE)
+		return ch->off == 1 && ch->v == -1;
+	if (ch->cls != MMC_V_RAW ||
+	    !mmc_compound_info_is_mask(norm->geom.struct_page_size, ch->raw, &order))
+		return false;
+	addr = norm->geom.vmemmap_base + pfn * norm->geom.struct_page_size;
+	head = ((addr & ch->raw & ~1ULL) - norm->geom.vmemmap_base) /
+	       norm->geom.struct_page_size;
+	return head + 1 == pfn;
+}
+
+/*
+ * mm ids are handed out per process (7.x folio mapcount tracking), from
+ * the lowest free id: which one a mapping process gets depends on how many
+ * processes were alive then, not on the kernel under test.  Like pointers
+ * to allocated objects they are numbered by first appearance, and diff pairs
+ * the numbers one-to-one, so "the same mm maps these folios" survives and a
+ * changed id pattern still shows.
+ */
+static void number_mm_ids(struct mmc_norm *norm, struct mmc_nval *nv)
+{
+	uint32_t number;
+
+	if (nv->raw == 0 || !mmc_norm_obj_number(norm, nv->raw, &number))
+		return;
+	nv->cls = MMC_V_OBJ;
+	nv->region = MMC_R_MMID;
+	nv->off = 0;
+	nv->v = number;
+}
+
 void mmc_norm_page(struct mmc_norm *norm, uint64_t pfn, const uint8_t *bytes,
 		   enum mmc_page_role role, struct mmc_nrec *out)
 {
@@ -381,6 +433,8 @@ void mmc_norm_page(struct mmc_norm *norm, uint64_t pfn, const uint8_t *bytes,
 		norm->prev_nv[i] = *nv;
 	}
 	norm->have_prev = true;
+	if (norm->have_mmids_slot && is_page1(norm, pfn, out))
+		number_mm_ids(norm, &out->slot[norm->mmids_slot]);
 }
 
 bool mmc_norm_slot_is_raw(const struct mmc_norm *norm, unsigned int slot)

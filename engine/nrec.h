@@ -51,6 +51,8 @@ enum mmc_vclass {
 enum mmc_region {	/* for MMC_V_OBJ: where it points */
 	MMC_R_NONE = 0, MMC_R_DIRECT, MMC_R_VMALLOC, MMC_R_KIMAGE,
 	MMC_R_MODULE, MMC_R_VMEMMAP,
+	MMC_R_MMID,	/* not a pointer: page[1]'s _mm_ids, mm ids allocated per
+			 * process (7.x), numbered like objects */
 };
 
 struct mmc_nval {

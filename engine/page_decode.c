@@ -362,6 +362,7 @@ static const char *mmc_region_name(uint8_t region)
 	case MMC_R_KIMAGE: return "kimage";
 	case MMC_R_MODULE: return "module";
 	case MMC_R_VMEMMAP: return "vmemmap";
+	case MMC_R_MMID: return "mm_id";
 	default: return "none";
 	}
 }

@@ -214,7 +214,7 @@ static bool rec_valid(const struct mmc_nrec *rec)
 		return false;
 	for (i = 0; i < rec->nslots; i++) {
 		if (rec->slot[i].cls > MMC_V_OBJ ||
-		    rec->slot[i].region > MMC_R_VMEMMAP)
+		    rec->slot[i].region > MMC_R_MMID)
 			return false;
 	}
 	return true;

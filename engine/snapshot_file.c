@@ -478,7 +478,7 @@ static void get_nval(struct rd *r, struct mmc_nval *v, const char *what)
 		return;
 	if (v->cls > MMC_V_OBJ)
 		bad(r, at, "%s: value class %u out of range", what, v->cls);
-	else if (v->region > MMC_R_VMEMMAP)
+	else if (v->region > MMC_R_MMID)
 		bad(r, at + 1, "%s: region %u out of range", what, v->region);
 	else if (v->cls == MMC_V_RAW && (uint64_t)v->v != v->raw)
 		bad(r, at + 4, "%s: raw slot whose value differs from raw", what);
