@@ -503,6 +503,34 @@ static void test_72(void)
 	       !mmc_compound_info_is_mask(SPS, mask9 & ~1ULL, NULL) &&
 	       !mmc_compound_info_is_mask(56, ~((1ULL << 15) - 1) | 1, NULL),
 	       "pointers, -1, 1, order 0, even values, non-power-of-2 pages: no mask");
+	/* page[1]'s _mm_ids (+104 of the folio = slot 5 of page[1]) */
+	mk_tail(&b, p, HEAD);
+	put64(p, 40, 0xb);
+	mmc_norm_page(n, HEAD + 1, p, MMC_ROLE_DEVICE, &r);
+	tap_ok(r.slot[5].cls == MMC_V_OBJ && r.slot[5].region == MMC_R_MMID,
+	       "7.2 page[1]: _mm_ids numbered as an mm id");
+	mmc_norm_page(n, HEAD + 5, p, MMC_ROLE_DEVICE, &r);
+	tap_ok(r.slot[5].cls == MMC_V_RAW && r.slot[5].v == 0xb,
+	       "the same word in another tail stays raw");
+	{
+		struct mmc_norm *n2;
+		struct mmc_nrec r2;
+
+		if (!mmc_norm_create(&l, &b.geom, b.pgmap, 2, &n2)) {
+			mmc_norm_page(n, HEAD + 1, p, MMC_ROLE_DEVICE, &r);
+			put64(p, 40, 0xc);	/* another boot: another free id */
+			mmc_norm_page(n2, HEAD + 1, p, MMC_ROLE_DEVICE, &r2);
+			/* numbers depend on what each image met first; diff pairs them */
+			tap_ok(r.slot[5].cls == MMC_V_OBJ && r2.slot[5].cls == MMC_V_OBJ &&
+			       r.slot[5].region == MMC_R_MMID && r2.slot[5].region == MMC_R_MMID &&
+			       r2.slot[5].v == 0,
+			       "mm id 0xc in another boot: the same class, numbered from 0 there");
+			put64(p, 40, 0);
+			mmc_norm_page(n2, HEAD + 1, p, MMC_ROLE_DEVICE, &r2);
+			tap_ok(r2.slot[5].cls == MMC_V_NULL, "no mm: NULL, not numbered");
+			mmc_norm_destroy(n2);
+		}
+	}
 	mmc_norm_destroy(n);
 	mmc_test_layout_release(&l);
 }
