@@ -63,17 +63,27 @@ vb = int(r[0]["vmemmap_start"], 16) - r[0]["start_pfn"] * 64
 print(pages, hex(vb), 64, " ".join("%d %d" % (x["start_pfn"], x["end_pfn"]) for x in r))
 PY
 )
-mmc_rate=$(awk "BEGIN{printf \"%.0f\", $pages / ($best > 0 ? $best : 0.001)}")
+mmc_rate=$(awk -v p="$pages" -v s="$best" 'BEGIN{printf "%.0f", p / (s > 0 ? s : 0.001)}')
 
 # libkdumpfile, one kdump_read per struct page
 # shellcheck disable=SC2086
 read -r k_pages k_bad k_secs k_rate < <("$kpp" "$img" "$vb" "$sps" $args)
 
-# drgn (system python: python3-drgn), time-limited, extrapolated
-d_rate=0 d_pages=0 d_secs=0
+# drgn (system python: python3-drgn), time-limited, extrapolated.  drgn
+# cannot translate addresses in QEMU's paging=false ELF dumps: give it the
+# makedumpfile (kdump-compressed) form of the same image.
+d_rate=0 d_pages=0 d_secs=0 dimg=$img
+case $img in
+*.elf)
+	dimg=${img%.elf}.kdump
+	if [ ! -s "$dimg" ]; then
+		/usr/bin/python3 "$top/scripts/fix-qemu-elf.py" "$img" >/dev/null 2>&1 || true
+		makedumpfile -l -d 23 -x "$drgn_vmlinux" "$img" "$dimg" >/dev/null 2>&1 || dimg=$img
+	fi ;;
+esac
 if /usr/bin/python3 -c 'import drgn' 2>/dev/null; then
 	# shellcheck disable=SC2086
-	if out=$(/usr/bin/python3 "$top/scripts/bench/drgn_walk.py" "$drgn_vmlinux" "$img" \
+	if out=$(/usr/bin/python3 "$top/scripts/bench/drgn_walk.py" "$drgn_vmlinux" "$dimg" \
 		"$DRGN_SECONDS" $args 2>"$tmp/drgn.err"); then
 		read -r d_pages d_secs d_rate <<< "$out"
 	else
@@ -81,11 +91,12 @@ if /usr/bin/python3 -c 'import drgn' 2>/dev/null; then
 	fi
 fi
 
-ratio() { awk "BEGIN{ if ($2 > 0) printf \"%.1fx\", $1 / $2; else print \"n/a\" }"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.1fx", a / b; else print "n/a" }'; }
 printf '\n%-34s %12s %10s %14s %10s\n' TOOL PAGES SECONDS PAGES/S "MMC IS"
 printf '%-34s %12s %10s %14s %10s\n' "memmapcheck snapshot (best of 3)" "$pages" "$best" "$mmc_rate" "-"
 printf '%-34s %12s %10s %14s %10s\n' "libkdumpfile, 1 kdump_read/page" "$k_pages" "$k_secs" "$k_rate" "$(ratio "$mmc_rate" "$k_rate")"
 printf '%-34s %12s %10s %14s %10s\n' "drgn pfn_to_page+flags+head" "$d_pages" "$d_secs" "$d_rate" "$(ratio "$mmc_rate" "$d_rate")"
+[ "$dimg" = "$img" ] || echo "(drgn read $(basename "$dimg"), the makedumpfile form of the same image)"
 echo
 echo "memmapcheck peak RSS: $best_rss KiB for $pages struct pages"
 # RSS independent of range size: the smallest image for comparison

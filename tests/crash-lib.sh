@@ -29,7 +29,7 @@ image_kernel_dir() {
 	kd=
 	[ -r "$meta" ] && kd=$(sed -n 's/^kernel_dir=//p' "$meta" | head -n 1)
 	if [ -z "$kd" ] || [ ! -d "$kd" ]; then
-		base=$(echo "$name" | sed -e 's/-b[0-9][0-9]*$//' -e 's/-kdump$//')
+		base=$(echo "$name" | sed -e 's/-b[0-9][0-9]*$//' -e 's/-kdump$//' -e 's/^bench-//')
 		kd=$CACHE/kernels/$base
 	fi
 	echo "$kd"
@@ -37,7 +37,7 @@ image_kernel_dir() {
 
 # "6.1", "6.12", "7.2" from an image or kernel name.
 kernel_series() {
-	basename "$1" | sed -n 's/^\([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p'
+	basename "$1" | sed -e 's/^bench-//' | sed -n 's/^\([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p'
 }
 
 # Kernel series of an image: its meta file's kernel= ("6.12.117"), else its name.
