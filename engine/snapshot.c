@@ -25,6 +25,15 @@ struct snap_run {
 	uint64_t count;
 	size_t slot0;		/* index of slot 0 in the range's pool */
 	uint8_t state, role, nslots;
+	/*
+	 * Set when the stride is what repeating the same struct page bytes
+	 * gives (no raw value moves; pointers into other struct pages fall
+	 * back one pfn a record): the walker's fast path extends such a run
+	 * without a record, up to `same_limit` records (where a page pointer
+	 * would reach its own pfn and turn into a self-pointer).
+	 */
+	bool same_bytes;
+	uint64_t same_limit;
 };
 
 struct snap_vrun {
@@ -238,6 +247,8 @@ static struct mmc_error *push_run(struct snap_range *r, const struct mmc_nrec *f
 	run->state = first->state;
 	run->role = first->role;
 	run->nslots = first->nslots;
+	run->same_bytes = false;
+	run->same_limit = 0;
 	for (i = 0; i < first->nslots; i++) {
 		struct snap_slot *sl = &r->slots[r->nslot_used++];
 
@@ -285,9 +296,17 @@ static bool extend_run(struct snap_range *r, const struct mmc_nrec *rec)
 			return false;
 	}
 	if (run->count == 1) {
+		run->same_bytes = true;
+		run->same_limit = UINT64_MAX;
 		for (i = 0; i < rec->nslots; i++) {
 			sl[i].dv = (int64_t)((uint64_t)rec->slot[i].v - (uint64_t)sl[i].v);
 			sl[i].draw = rec->slot[i].raw - sl[i].raw;
+			if (sl[i].draw != 0 || sl[i].cls == MMC_V_SELF ||
+			    sl[i].dv != (sl[i].cls == MMC_V_PAGE ? -1 : 0))
+				run->same_bytes = false;
+			else if (sl[i].cls == MMC_V_PAGE && sl[i].v > 0 &&
+				 (uint64_t)sl[i].v < run->same_limit)
+				run->same_limit = (uint64_t)sl[i].v;
 		}
 	}
 	run->count++;
@@ -333,6 +352,23 @@ struct mmc_error *mmc_snapshot_append(struct mmc_snapshot *snap,
 	if (err)
 		snap->state_count[rec->state]--;
 	return err;
+}
+
+bool mmc_snapshot_extend_same(struct mmc_snapshot *snap)
+{
+	struct snap_range *r = open_range(snap);
+	struct snap_run *run;
+
+	if (!r || !r->nruns || r->nrecs >= r->r.end_pfn - r->r.start_pfn)
+		return false;
+	run = &r->runs[r->nruns - 1];
+	if (run->count < 2 || !run->same_bytes || run->count >= run->same_limit ||
+	    run->count == UINT64_MAX)
+		return false;
+	run->count++;
+	r->nrecs++;
+	snap->state_count[run->state]++;
+	return true;
 }
 
 struct mmc_error *mmc_snapshot_append_run(struct mmc_snapshot *snap,

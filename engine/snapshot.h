@@ -60,6 +60,14 @@ struct mmc_error *mmc_snapshot_append_vframe(struct mmc_snapshot *snap,
 					     const struct mmc_vframe *vf);
 struct mmc_error *mmc_snapshot_end_range(struct mmc_snapshot *snap);
 
+/*
+ * Walker fast path: the next pfn's struct page has the same bytes as the
+ * previous one, which was appended last.  If the open run's stride is the
+ * one that repetition gives (see snapshot.c), count the record in it and
+ * return true; else false, and the caller appends the record as usual.
+ */
+bool mmc_snapshot_extend_same(struct mmc_snapshot *snap);
+
 /* Reading */
 const struct mmc_snapshot_info *mmc_snapshot_info(const struct mmc_snapshot *snap);
 const struct mmc_layout *mmc_snapshot_layout(const struct mmc_snapshot *snap);

@@ -225,6 +225,22 @@ static void same_as_previous(struct mmc_nrec *rec, enum mmc_page_role role)
 	}
 }
 
+/*
+ * Bring rec forward over `lag` pfns the snapshot took by
+ * mmc_snapshot_extend_same(): its run guarantees no self-pointers and no
+ * page pointer reaching its own pfn within them.
+ */
+static void catch_up(struct mmc_nrec *rec, uint64_t lag)
+{
+	unsigned int i;
+
+	if (!lag)
+		return;
+	for (i = 0; i < rec->nslots; i++)
+		if (rec->slot[i].cls == MMC_V_PAGE)
+			rec->slot[i].v -= (int64_t)lag;
+}
+
 static enum mmc_page_role pfn_role(const struct mmc_srange *r, uint64_t pfn)
 {
 	if (pfn >= r->reserve_start && pfn < r->reserve_end)
@@ -270,6 +286,7 @@ static struct mmc_error *walk_range(struct walker *w, const struct mmc_srange *r
 	uint64_t share_period = ((1ULL << vmemmap_shift) * sps) / ps;
 	uint64_t pfn = r->start_pfn, prev_pfn = 0;
 	uint8_t prev_bytes[8 * MMC_MAX_SLOTS];
+	uint64_t lag = 0;
 	bool have_prev = false;
 	struct mmc_error *err;
 	struct mmc_nrec rec;
@@ -315,10 +332,24 @@ static struct mmc_error *walk_range(struct walker *w, const struct mmc_srange *r
 				role = MMC_ROLE_SHARED;
 			if (vs == VS_OK && have_prev && pfn == prev_pfn + 1 &&
 			    !memcmp(prev_bytes, w->win + off, sps)) {
-				/* same bytes as the page before: only what points into
-				 * the vmemmap moves relative to this pfn */
+				/*
+				 * Same bytes as the page before: the snapshot may
+				 * take it without a record (rec then lags behind by
+				 * `lag` pfns), else only what points into the
+				 * vmemmap moves relative to this pfn.
+				 */
+				if (role == rec.role && rec.state == MMC_PS_READ &&
+				    mmc_snapshot_extend_same(w->snap)) {
+					lag++;
+					prev_pfn = pfn;
+					w->st->pages++;
+					continue;
+				}
+				catch_up(&rec, lag);
+				lag = 0;
 				same_as_previous(&rec, role);
 			} else if (vs == VS_OK) {
+				lag = 0;
 				mmc_norm_page(w->norm, pfn, w->win + off, role, &rec);
 				memcpy(prev_bytes, w->win + off, sps);
 				have_prev = true;
@@ -331,6 +362,7 @@ static struct mmc_error *walk_range(struct walker *w, const struct mmc_srange *r
 				}
 			} else {
 				have_prev = false;
+				lag = 0;
 				memset(&rec, 0, sizeof(rec));
 				rec.nslots = (uint8_t)(sps / 8);
 				rec.role = (uint8_t)role;
