@@ -258,24 +258,12 @@ static int run_diff(const struct opts *o, struct mmc_snapshot *a,
 	return rc;
 }
 
-static int cmd_diff(const struct opts *o, int argc, char **argv)
+/* The diff of a and b unless an earlier step failed; frees both. */
+static int diff_and_free(const struct opts *o, struct mmc_snapshot *a,
+			 struct mmc_snapshot *b, struct mmc_error *err)
 {
-	struct mmc_snapshot *a = NULL, *b = NULL;
-	struct mmc_error *err;
-	int used = 0, used2 = 0, rc;
+	int rc = err ? fail(err) : run_diff(o, a, b);
 
-	err = load_image(o, argv, argc, &used, &a);
-	if (!err)
-		err = load_image(o, argv + used, argc - used, &used2, &b);
-	if (!err && used + used2 != argc)
-		err = mmc_error_create(MMC_ERR_USAGE, NULL,
-				       "diff takes two images (snapshot files or KERNEL DUMP pairs)");
-	if (err) {
-		rc = fail(err);
-		goto out;
-	}
-	rc = run_diff(o, a, b);
-out:
 	if (a)
 		mmc_snapshot_destroy(a);
 	if (b)
@@ -283,11 +271,25 @@ out:
 	return rc;
 }
 
+static int cmd_diff(const struct opts *o, int argc, char **argv)
+{
+	struct mmc_snapshot *a = NULL, *b = NULL;
+	struct mmc_error *err;
+	int used = 0, used2 = 0;
+
+	err = load_image(o, argv, argc, &used, &a);
+	if (!err)
+		err = load_image(o, argv + used, argc - used, &used2, &b);
+	if (!err && used + used2 != argc)
+		err = mmc_error_create(MMC_ERR_USAGE, NULL,
+				       "diff takes two images (snapshot files or KERNEL DUMP pairs)");
+	return diff_and_free(o, a, b, err);
+}
+
 static int cmd_compare(const struct opts *o, int argc, char **argv)
 {
 	struct mmc_snapshot *a = NULL, *b = NULL;
 	struct mmc_error *err = NULL;
-	int rc;
 
 	if (argc != 4)
 		return usage_error("%s", "compare takes BASE_KERNEL BASE_DUMP NEW_KERNEL NEW_DUMP");
@@ -298,17 +300,7 @@ static int cmd_compare(const struct opts *o, int argc, char **argv)
 		err = mmc_snapshot_save(a, o->save_base);
 	if (!err && o->save_new)
 		err = mmc_snapshot_save(b, o->save_new);
-	if (err) {
-		rc = fail(err);
-		goto out;
-	}
-	rc = run_diff(o, a, b);
-out:
-	if (a)
-		mmc_snapshot_destroy(a);
-	if (b)
-		mmc_snapshot_destroy(b);
-	return rc;
+	return diff_and_free(o, a, b, err);
 }
 
 static int cmd_snapshot(const struct opts *o, int argc, char **argv)
