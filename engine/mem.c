@@ -6,7 +6,9 @@
 #include "mem.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 struct mmc_error *mmc_mem_read(struct mmc_mem *mem, enum mmc_space space,
@@ -90,4 +92,38 @@ struct mmc_error *mmc_pread_exact(int fd, const char *path, void *buf, size_t le
 		total += (size_t)r;
 	}
 	return NULL;
+}
+
+struct mmc_error *mmc_mem_open_file(const struct mmc_mem_ops *ops, void *priv,
+				    const char *path, int *fd,
+				    const char **path_out, struct mmc_mem **out)
+{
+	struct mmc_error *err;
+	struct mmc_mem *mem;
+
+	*out = NULL;
+	*fd = -1;
+	mem = calloc(1, sizeof(*mem));
+	if (!mem) {
+		ops->destroy(priv);
+		return mmc_error_nomem();
+	}
+	mem->ops = ops;
+	mem->priv = priv;
+	mem->path = strdup(path);
+	if (!mem->path) {
+		err = mmc_error_nomem();
+		goto fail;
+	}
+	*path_out = mem->path;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
+		err = mmc_error_os(errno, path, "open");
+		goto fail;
+	}
+	*out = mem;
+	return NULL;
+fail:
+	mmc_mem_destroy(mem);
+	return err;
 }

@@ -52,6 +52,15 @@ struct mmc_error *mmc_mem_read(struct mmc_mem *mem, enum mmc_space space,
 struct mmc_error *mmc_mem_read_u64(struct mmc_mem *mem, enum mmc_space space,
 				   uint64_t addr, uint64_t *value);
 void mmc_mem_destroy(struct mmc_mem *mem);
+/*
+ * For file backends: a new mmc_mem with ops and priv (freed by
+ * ops->destroy, also on failure: priv must tolerate *fd == -1), path
+ * copied, and the file opened read-only into *fd.  *path_out gets the
+ * copy (owned by the mmc_mem) for the backend's messages.
+ */
+struct mmc_error *mmc_mem_open_file(const struct mmc_mem_ops *ops, void *priv,
+				    const char *path, int *fd,
+				    const char **path_out, struct mmc_mem **out);
 /* pread() exactly len bytes at off of fd (path names it in errors); a
  * short file is MMC_ERR_INPUT "truncated <what>". Shared by the backends. */
 struct mmc_error *mmc_pread_exact(int fd, const char *path, void *buf, size_t len,

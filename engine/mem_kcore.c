@@ -374,28 +374,12 @@ struct mmc_error *mmc_mem_open_kcore(const char *path, struct mmc_mem **out)
 	struct mmc_mem *mem;
 	struct stat st;
 
-	mem = calloc(1, sizeof(*mem));
 	kc = calloc(1, sizeof(*kc));
-	if (!mem || !kc) {
-		free(mem);
-		free(kc);
+	if (!kc)
 		return mmc_error_nomem();
-	}
-	kc->fd = -1;
-	mem->ops = &mem_kcore_ops;
-	mem->priv = kc;
-	mem->path = strdup(path);
-	if (!mem->path) {
-		err = mmc_error_nomem();
-		goto out_destroy;
-	}
-	kc->path = mem->path;
-
-	kc->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (kc->fd < 0) {
-		err = mmc_error_os(errno, path, "open");
-		goto out_destroy;
-	}
+	err = mmc_mem_open_file(&mem_kcore_ops, kc, path, &kc->fd, &kc->path, &mem);
+	if (err)
+		return err;
 	if (fstat(kc->fd, &st) < 0) {
 		err = mmc_error_os(errno, path, "fstat");
 		goto out_destroy;

@@ -252,28 +252,12 @@ struct mmc_error *mmc_mem_open_kdump(const char *path, struct mmc_mem **out)
 	struct mem_kdump *kd;
 	struct mmc_mem *mem;
 
-	mem = calloc(1, sizeof(*mem));
 	kd = calloc(1, sizeof(*kd));
-	if (!mem || !kd) {
-		free(mem);
-		free(kd);
+	if (!kd)
 		return mmc_error_nomem();
-	}
-	kd->fd = -1;
-	mem->ops = &mem_kdump_ops;
-	mem->priv = kd;
-	mem->path = strdup(path);
-	if (!mem->path) {
-		err = mmc_error_nomem();
-		goto out_destroy;
-	}
-	kd->path = mem->path;
-
-	kd->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (kd->fd < 0) {
-		err = mmc_error_os(errno, path, "open");
-		goto out_destroy;
-	}
+	err = mmc_mem_open_file(&mem_kdump_ops, kd, path, &kd->fd, &kd->path, &mem);
+	if (err)
+		return err;
 	kd->ctx = kdump_new();
 	if (!kd->ctx) {
 		err = mmc_error_nomem();
