@@ -244,16 +244,13 @@ void mmc_report_ranges(FILE *out, const struct mmc_snapshot *snap, enum mmc_form
 
 /* ---- show ---- */
 
-static void print_folio(FILE *out, const struct mmc_snapshot *snap, size_t range,
-			uint64_t pfn, const struct mmc_nrec *head)
+size_t mmc_report_folio(const struct mmc_snapshot *snap, size_t range, uint64_t pfn,
+			const struct mmc_nrec *head, struct mmc_folio_view *fv)
 {
-	const struct mmc_layout *layout = mmc_snapshot_layout(snap);
-	const struct mmc_geom *geom = mmc_snapshot_geom(snap);
 	struct mmc_nrec recs[3];
-	struct mmc_folio_view fv;
 	size_t n = 1;
-	char a[64], b[64];
 
+	memset(fv, 0, sizeof(*fv));
 	recs[0] = *head;
 	if (mmc_snapshot_get(snap, range, pfn + 1, &recs[1]) && recs[1].state == MMC_PS_READ) {
 		n = 2;
@@ -261,12 +258,22 @@ static void print_folio(FILE *out, const struct mmc_snapshot *snap, size_t range
 		    recs[2].state == MMC_PS_READ)
 			n = 3;
 	}
-	if (n < 2) {
+	if (n >= 2)
+		mmc_folio_decode(mmc_snapshot_layout(snap), mmc_snapshot_geom(snap),
+				 recs, n, fv);
+	return n;
+}
+
+static void print_folio(FILE *out, const struct mmc_snapshot *snap, size_t range,
+			uint64_t pfn, const struct mmc_nrec *head)
+{
+	struct mmc_folio_view fv;
+	char a[64], b[64];
+
+	if (mmc_report_folio(snap, range, pfn, head, &fv) < 2) {
 		fprintf(out, "      folio: page[1] not readable\n");
 		return;
 	}
-	memset(&fv, 0, sizeof(fv));
-	mmc_folio_decode(layout, geom, recs, n, &fv);
 	if (!fv.valid) {
 		fprintf(out, "      folio: not decodable\n");
 		return;

@@ -260,21 +260,9 @@ void mmc_report_show_json(FILE *out, const struct mmc_snapshot *snap, long only)
 				fputs(",\"private\":", out);
 				json_nval(out, &v.private_);
 				if (v.head) {
-					struct mmc_nrec recs[3];
 					struct mmc_folio_view fv;
-					size_t n = 1;
 
-					recs[0] = rec;
-					if (mmc_snapshot_get(snap, r, pfn + 1, &recs[1]) &&
-					    recs[1].state == MMC_PS_READ) {
-						n = 2;
-						if (mmc_snapshot_get(snap, r, pfn + 2, &recs[2]) &&
-						    recs[2].state == MMC_PS_READ)
-							n = 3;
-					}
-					memset(&fv, 0, sizeof(fv));
-					if (n >= 2)
-						mmc_folio_decode(layout, geom, recs, n, &fv);
+					mmc_report_folio(snap, r, pfn, &rec, &fv);
 					if (fv.valid) {
 						fprintf(out, ",\"folio\":{\"order\":%u", fv.order);
 						if (fv.have_nr_pages)
