@@ -5,6 +5,12 @@
  * both are MMC_PS_READ; any page unreadable/unmapped on either side makes the
  * verdict at best INCOMPLETE (never "identical"); NOT_INIT pages (altmap
  * reserve) are counted and reported, not compared.
+ *
+ * "identical" needs at least one compared page and a complete discovery on
+ * both sides.  Two images without any ZONE_DEVICE range are INCOMPLETE
+ * (no_ranges: nothing was compared, exit 4).  A range found on one side
+ * only is DIFFERENT when the other side's discovery was complete, else
+ * INCOMPLETE: it may exist there unseen.
  */
 #ifndef MMC_DIFF_H
 #define MMC_DIFF_H
@@ -14,6 +20,7 @@
 
 #include "mmc_error.h"
 #include "nrec.h"
+#include "rules.h"
 #include "snapshot.h"
 
 enum mmc_verdict {
@@ -42,16 +49,18 @@ struct mmc_diff_range {
 	enum mmc_verdict verdict;
 	size_t nfields;		/* "(range only in a)"/"(range only in b)" for unmatched */
 	struct mmc_diff_field_count fields[MMC_DIFF_MAX_FIELDS];
-	/* Addition: vmemmap frames UNREADABLE on either side (verdict at best
-	 * INCOMPLETE).  Placed last so existing members keep their order. */
+	/* vmemmap frames UNREADABLE on either side (verdict at best INCOMPLETE) */
 	uint64_t vframes_unreadable;
+	/* only on one side, and the other side's discovery stopped early: its
+	 * pages count as unreadable there, the verdict is INCOMPLETE */
+	bool unproven;
 };
 
 /* A differing page, for the first N detailed pages. */
 struct mmc_diff_page {
 	uint64_t pfn;
 	size_t range;
-	unsigned int tail_index;	/* as mmc_slot_label() */
+	enum mmc_tail_index tail_index;	/* the base page's kind */
 	struct mmc_nrec a, b;
 	uint32_t slot_mask;		/* slots that differ */
 	bool state_differs, role_differs;
@@ -68,6 +77,10 @@ struct mmc_diff_group {
 struct mmc_diff_opts {
 	size_t max_pages;	/* detailed pages kept (0: default 20) */
 	size_t max_groups;	/* groups kept (0: default 200) */
+	/* Compare every repetition of two alike patterns, which comparing
+	 * one proves identical (diff_chunk.c): the same result, slower; for
+	 * tests. */
+	bool per_page;
 };
 
 struct mmc_diff_result {
@@ -83,6 +96,10 @@ struct mmc_diff_result {
 	size_t npgmap_diffs;
 	char **pgmap_diffs;	/* "pgmap#1 vmemmap_shift: 9 vs 0" */
 	bool layout_differs;	/* fingerprints differ (informational) */
+	bool no_ranges;		/* neither image has a ZONE_DEVICE range */
+	/* [0] base, [1] patched: discovery stopped early, and why */
+	bool discovery_incomplete[2];
+	char discovery_problem[2][256];
 };
 
 struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapshot *b,

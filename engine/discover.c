@@ -67,10 +67,11 @@ static struct mmc_error *read_pgmap(struct mmc_kernel *k, uint64_t addr,
 	uint32_t alt = m[MMC_PGMAP_ALTMAP].offset;
 	struct mmc_error *err;
 	uint8_t *buf = NULL;
-	uint64_t nr, i;
+	uint64_t nr, i, max_pfn;
 	const char *name;
 
 	memset(p, 0, sizeof(*p));
+	max_pfn = (k->geom.vmemmap_end - k->geom.vmemmap_base) / k->geom.struct_page_size;
 	buf = malloc(size);
 	if (!buf)
 		return mmc_error_nomem();
@@ -125,6 +126,15 @@ static struct mmc_error *read_pgmap(struct mmc_kernel *k, uint64_t addr,
 					   "pgmap range [0x%llx, 0x%llx] is not page-aligned",
 					   (unsigned long long)p->range_start[i],
 					   (unsigned long long)p->range_end[i]);
+			goto out;
+		}
+		/* a pfn has a struct page only below MAX_PHYSMEM_BITS */
+		if ((p->range_end[i] + 1) / k->geom.page_size > max_pfn) {
+			err = mmc_error_at(MMC_ERR_CORRUPT, k->dump_path, ra,
+					   "pgmap range [0x%llx, 0x%llx] ends beyond the physical address space (%llu pages)",
+					   (unsigned long long)p->range_start[i],
+					   (unsigned long long)p->range_end[i],
+					   (unsigned long long)max_pfn);
 			goto out;
 		}
 	}
@@ -183,36 +193,59 @@ static void fill_range(struct mmc_kernel *k, const struct mmc_dpgmap *p,
 	}
 }
 
+bool mmc_discovery_problem_error(const struct mmc_error *err)
+{
+	return err->code == MMC_ERR_NODATA || err->code == MMC_ERR_CORRUPT ||
+	       err->code == MMC_ERR_INPUT;
+}
+
+/* Keep the first problem; a fatal error is returned for the caller. */
+static struct mmc_error *note_problem(struct mmc_discovery *d, struct mmc_error *err)
+{
+	if (!mmc_discovery_problem_error(err))
+		return err;
+	if (!d->problem)
+		d->problem = err;
+	else
+		mmc_error_destroy(err);
+	d->nproblems++;
+	return NULL;
+}
+
 struct mmc_error *mmc_discover(struct mmc_kernel *k, struct mmc_discovery **out)
 {
 	struct collect c = { .k = k };
 	struct mmc_discovery *d;
 	struct mmc_error *err;
-	size_t i, n = 0;
+	size_t i, n = 0, kept;
 	uint32_t j;
 
 	*out = NULL;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return mmc_error_nomem();
+	/* A walk cut short keeps the pgmaps it collected before. */
 	err = mmc_xarray_walk(k, mmc_kernel_sym(k, MMC_SYM_PGMAP_ARRAY),
 			      collect_entry, &c);
-	if (err) {
-		err = mmc_error_prefix(err, "walking pgmap_array");
+	if (err)
+		err = note_problem(d, mmc_error_prefix(err, "walking pgmap_array"));
+	if (err)
 		goto fail;
-	}
 	d->pgmaps = calloc(c.n ? c.n : 1, sizeof(*d->pgmaps));
 	if (!d->pgmaps) {
 		err = mmc_error_nomem();
 		goto fail;
 	}
 	for (i = 0; i < c.n; i++) {
-		err = read_pgmap(k, c.addrs[i], &d->pgmaps[i]);
-		if (err)
-			goto fail;
-		n += d->pgmaps[i].info.nr_range;
+		err = read_pgmap(k, c.addrs[i], &d->pgmaps[d->npgmaps]);
+		if (err) {
+			err = note_problem(d, err);
+			if (err)
+				goto fail;
+			continue;
+		}
+		n += d->pgmaps[d->npgmaps++].info.nr_range;
 	}
-	d->npgmaps = c.n;
 	qsort(d->pgmaps, d->npgmaps, sizeof(*d->pgmaps), cmp_pgmap);
 	d->ranges = calloc(n ? n : 1, sizeof(*d->ranges));
 	if (!d->ranges) {
@@ -223,13 +256,19 @@ struct mmc_error *mmc_discover(struct mmc_kernel *k, struct mmc_discovery **out)
 		for (j = 0; j < d->pgmaps[i].info.nr_range; j++)
 			fill_range(k, &d->pgmaps[i], i, j, &d->ranges[d->nranges++]);
 	qsort(d->ranges, d->nranges, sizeof(*d->ranges), cmp_range);
-	for (i = 1; i < d->nranges; i++)
-		if (d->ranges[i].start_pfn < d->ranges[i - 1].end_pfn) {
-			err = mmc_error_create(MMC_ERR_CORRUPT, k->dump_path,
-					       "pgmap ranges overlap at pfn 0x%llx",
-					       (unsigned long long)d->ranges[i].start_pfn);
-			goto fail;
+	/* Overlapping ranges cannot both be right: keep the first. */
+	for (i = 1, kept = d->nranges ? 1 : 0; i < d->nranges; i++) {
+		if (d->ranges[i].start_pfn < d->ranges[kept - 1].end_pfn) {
+			note_problem(d, mmc_error_create(MMC_ERR_CORRUPT, k->dump_path,
+					"pgmap ranges overlap at pfn 0x%llx: range [0x%llx, 0x%llx) left out",
+					(unsigned long long)d->ranges[i].start_pfn,
+					(unsigned long long)d->ranges[i].start_pfn,
+					(unsigned long long)d->ranges[i].end_pfn));
+			continue;
 		}
+		d->ranges[kept++] = d->ranges[i];
+	}
+	d->nranges = kept;
 	free(c.addrs);
 	*out = d;
 	return NULL;
@@ -243,6 +282,7 @@ void mmc_discovery_destroy(struct mmc_discovery *d)
 {
 	if (!d)
 		return;
+	mmc_error_destroy(d->problem);
 	free(d->pgmaps);
 	free(d->ranges);
 	free(d);

@@ -9,6 +9,7 @@
 #ifndef MMC_DISCOVER_H
 #define MMC_DISCOVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,13 +26,28 @@ struct mmc_dpgmap {
 };
 
 struct mmc_discovery {
+	/*
+	 * NULL when discovery was complete.  Otherwise the first kernel
+	 * structure that could not be read or made no sense (the error names
+	 * it and its address): the pgmaps and ranges found are kept, the ones
+	 * behind it are missing.
+	 */
+	struct mmc_error *problem;
+	size_t nproblems;		/* problems met (the first is kept) */
 	size_t npgmaps;
 	struct mmc_dpgmap *pgmaps;	/* sorted by first range start */
 	size_t nranges;
 	struct mmc_srange *ranges;	/* sorted by start_pfn */
 };
 
+/*
+ * Fails only when nothing can be trusted (allocation, layout, internal
+ * errors); unreadable or nonsensical kernel data is d->problem.
+ */
 struct mmc_error *mmc_discover(struct mmc_kernel *k, struct mmc_discovery **out);
+/* Is err about the image's data (kept as a discovery problem) rather than
+ * about the tool or its input (fatal)? */
+bool mmc_discovery_problem_error(const struct mmc_error *err);
 void mmc_discovery_destroy(struct mmc_discovery *d);
 
 #endif

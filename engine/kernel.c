@@ -18,8 +18,17 @@
 #define X86_64_MODULES_END	0xffffffffff000000ULL
 #define X86_64_POISON_DELTA	0xdead000000000000ULL	/* CONFIG_ILLEGAL_POINTER_VALUE */
 #define X86_64_DEFAULT_IMAGE_SIZE (1ULL << 30)
-#define X86_64_VMALLOC_SIZE_L4	(32ULL << 40)
-#define X86_64_VMALLOC_SIZE_L5	(12800ULL << 40)
+#define X86_64_VMALLOC_SIZE_L4	(32ULL << 40)	/* VMALLOC_SIZE_TB_L4 */
+#define X86_64_VMALLOC_SIZE_L5	(12800ULL << 40)	/* VMALLOC_SIZE_TB_L5 */
+/* Kernels without CONFIG_DYNAMIC_MEMORY_LAYOUT: arch/x86/include/asm/
+ * page_64_types.h (__PAGE_OFFSET_BASE_L4/L5) and pgtable_64_types.h
+ * (__VMALLOC_BASE_L4/L5, __VMEMMAP_BASE_L4/L5). */
+#define X86_64_PAGE_OFFSET_BASE_L4	0xffff888000000000ULL
+#define X86_64_PAGE_OFFSET_BASE_L5	0xff11000000000000ULL
+#define X86_64_VMALLOC_BASE_L4		0xffffc90000000000ULL
+#define X86_64_VMALLOC_BASE_L5		0xffa0000000000000ULL
+#define X86_64_VMEMMAP_BASE_L4		0xffffea0000000000ULL
+#define X86_64_VMEMMAP_BASE_L5		0xffd4000000000000ULL
 
 uint64_t mmc_kernel_sym(const struct mmc_kernel *k, enum mmc_symbol_id id)
 {
@@ -146,25 +155,80 @@ static struct mmc_error *derive_offsets(struct mmc_kernel *k,
 	return NULL;
 }
 
-static struct mmc_error *read_geometry(struct mmc_kernel *k)
+/*
+ * The paging depth: VMCOREINFO's NUMBER(pgtable_l5_enabled) when the kernel
+ * wrote it (4.17+), else the depth under which the kernel's own _text
+ * translates to where the image was loaded (crash decides the same way
+ * from the page tables when VMCOREINFO is silent).
+ */
+static struct mmc_error *decide_levels(struct mmc_kernel *k, uint64_t top)
 {
 	struct mmc_geom *g = &k->geom;
-	struct mmc_error *err;
-	uint64_t l5 = 0, image_size = X86_64_DEFAULT_IMAGE_SIZE, physbits = 46;
-	uint64_t top;
+	uint64_t l5, text = mmc_kernel_sym(k, MMC_SYM_TEXT);
+	uint64_t want = text - X86_64_START_KERNEL_MAP + k->phys_base;
+	unsigned int levels;
 
-	g->page_size = (uint32_t)k->mem->page_size;
-	g->struct_page_size = (uint32_t)k->layout->size[MMC_SIZE_PAGE];
-	if (g->struct_page_size == 0 || g->struct_page_size % 8 ||
-	    g->struct_page_size / 8 > MMC_MAX_SLOTS)
-		return mmc_error_create(MMC_ERR_LAYOUT, k->layout->source,
-					"unsupported sizeof(struct page) = %u",
-					g->struct_page_size);
-	if (k->vmcoreinfo) {
-		mmc_vmcoreinfo_number(k->vmcoreinfo, "NUMBER(pgtable_l5_enabled)", &l5);
-		mmc_vmcoreinfo_number(k->vmcoreinfo, "NUMBER(KERNEL_IMAGE_SIZE)", &image_size);
-		mmc_vmcoreinfo_number(k->vmcoreinfo, "NUMBER(MAX_PHYSMEM_BITS)", &physbits);
+	if (k->vmcoreinfo &&
+	    mmc_vmcoreinfo_number(k->vmcoreinfo, "NUMBER(pgtable_l5_enabled)", &l5)) {
+		g->pgtable_levels = l5 ? 5 : 4;
+		g->levels_origin = MMC_LEVELS_VMCOREINFO;
+		return NULL;
 	}
+	for (levels = 4; levels <= 5; levels++) {
+		struct mmc_pgtable *pgt = NULL;
+		struct mmc_error *err;
+		uint64_t pa = 0, psize = 0;
+		bool mapped = false;
+
+		err = mmc_pgtable_create(k->mem, top, levels, &pgt);
+		if (!err)
+			err = mmc_pgtable_translate(pgt, text, &mapped, &pa, &psize);
+		mmc_pgtable_destroy(pgt);
+		if (err) {
+			mmc_error_destroy(err);
+			continue;
+		}
+		if (mapped && pa == want) {
+			g->pgtable_levels = levels;
+			g->levels_origin = MMC_LEVELS_PAGE_TABLES;
+			return NULL;
+		}
+	}
+	return mmc_error_at(MMC_ERR_INPUT, k->dump_path, top,
+			    "no VMCOREINFO NUMBER(pgtable_l5_enabled), and _text 0x%llx translates to its load address 0x%llx neither with 4- nor with 5-level paging from the top-level page table here: wrong vmlinux or phys_base?",
+			    (unsigned long long)text, (unsigned long long)want);
+}
+
+/*
+ * vmemmap_base, page_offset_base, vmalloc_base: the kernel's variables when
+ * it has them (CONFIG_DYNAMIC_MEMORY_LAYOUT), else the fixed bases it was
+ * compiled with, which depend only on the paging depth.
+ */
+static struct mmc_error *read_bases(struct mmc_kernel *k)
+{
+	const struct mmc_layout *l = k->layout;
+	struct mmc_geom *g = &k->geom;
+	struct mmc_error *err;
+	int found = l->sym_found[MMC_SYM_VMEMMAP_BASE] +
+		    l->sym_found[MMC_SYM_PAGE_OFFSET_BASE] +
+		    l->sym_found[MMC_SYM_VMALLOC_BASE];
+
+	if (found == 0) {
+		bool l5 = g->pgtable_levels == 5;
+
+		g->vmemmap_base = l5 ? X86_64_VMEMMAP_BASE_L5 : X86_64_VMEMMAP_BASE_L4;
+		g->page_offset_base = l5 ? X86_64_PAGE_OFFSET_BASE_L5 :
+					   X86_64_PAGE_OFFSET_BASE_L4;
+		g->vmalloc_base = l5 ? X86_64_VMALLOC_BASE_L5 : X86_64_VMALLOC_BASE_L4;
+		g->base_origin = MMC_BASES_FIXED;
+		return NULL;
+	}
+	if (found != 3)
+		return mmc_error_create(MMC_ERR_LAYOUT, l->source,
+					"has %s%s%s but not all three of vmemmap_base, page_offset_base, vmalloc_base (CONFIG_DYNAMIC_MEMORY_LAYOUT defines all of them)",
+					l->sym_found[MMC_SYM_VMEMMAP_BASE] ? "vmemmap_base " : "",
+					l->sym_found[MMC_SYM_PAGE_OFFSET_BASE] ? "page_offset_base " : "",
+					l->sym_found[MMC_SYM_VMALLOC_BASE] ? "vmalloc_base " : "");
 	err = mmc_kernel_read_u64(k, mmc_kernel_sym(k, MMC_SYM_VMEMMAP_BASE),
 				  &g->vmemmap_base);
 	if (!err)
@@ -175,13 +239,49 @@ static struct mmc_error *read_geometry(struct mmc_kernel *k)
 					  &g->vmalloc_base);
 	if (err)
 		return mmc_error_prefix(err, "reading vmemmap_base/page_offset_base/vmalloc_base");
+	g->base_origin = MMC_BASES_VARIABLES;
+	return NULL;
+}
+
+static struct mmc_error *read_geometry(struct mmc_kernel *k)
+{
+	struct mmc_geom *g = &k->geom;
+	struct mmc_error *err;
+	uint64_t image_size = X86_64_DEFAULT_IMAGE_SIZE, physbits = 46;
+	uint64_t top;
+
+	g->page_size = (uint32_t)k->mem->page_size;
+	g->struct_page_size = (uint32_t)k->layout->size[MMC_SIZE_PAGE];
+	if (g->struct_page_size == 0 || g->struct_page_size % 8 ||
+	    g->struct_page_size / 8 > MMC_MAX_SLOTS)
+		return mmc_error_create(MMC_ERR_LAYOUT, k->layout->source,
+					"unsupported sizeof(struct page) = %u",
+					g->struct_page_size);
+	if (k->vmcoreinfo) {
+		mmc_vmcoreinfo_number(k->vmcoreinfo, "NUMBER(KERNEL_IMAGE_SIZE)", &image_size);
+		mmc_vmcoreinfo_number(k->vmcoreinfo, "NUMBER(MAX_PHYSMEM_BITS)", &physbits);
+	}
+	/*
+	 * __pa_symbol(x) = x - __START_KERNEL_map + phys_base, with x the
+	 * relocated address; phys_base already accounts for where the image
+	 * was loaded, and KASLR moves the virtual address by the same offset
+	 * the kernel subtracted from phys_base.
+	 */
+	top = mmc_kernel_sym(k, MMC_SYM_INIT_TOP_PGT) - X86_64_START_KERNEL_MAP +
+	      k->phys_base;
+	err = decide_levels(k, top);
+	if (!err)
+		err = read_bases(k);
+	if (err)
+		return err;
 	if (physbits < 32 || physbits > 52)
-		physbits = 46;
+		physbits = g->pgtable_levels == 5 ? 52 : 46;
 	g->vmemmap_end = g->vmemmap_base +
 		((1ULL << physbits) / g->page_size) * g->struct_page_size;
 	g->direct_map_end = g->page_offset_base + (1ULL << physbits);
-	g->vmalloc_end = g->vmalloc_base +
-		(l5 ? X86_64_VMALLOC_SIZE_L5 : X86_64_VMALLOC_SIZE_L4);
+	g->vmalloc_end = g->vmalloc_base + (g->pgtable_levels == 5 ?
+					     X86_64_VMALLOC_SIZE_L5 :
+					     X86_64_VMALLOC_SIZE_L4);
 	g->kimage_start = mmc_kernel_sym(k, MMC_SYM_TEXT);
 	g->kimage_end = mmc_kernel_sym(k, MMC_SYM_END);
 	g->module_start = X86_64_START_KERNEL_MAP + image_size;
@@ -195,15 +295,7 @@ static struct mmc_error *read_geometry(struct mmc_kernel *k)
 	err = mmc_geom_flags_layout(k->layout, g);
 	if (err)
 		return err;
-	/*
-	 * __pa_symbol(x) = x - __START_KERNEL_map + phys_base, with x the
-	 * relocated address; phys_base already accounts for where the image
-	 * was loaded, and KASLR moves the virtual address by the same offset
-	 * the kernel subtracted from phys_base.
-	 */
-	top = mmc_kernel_sym(k, MMC_SYM_INIT_TOP_PGT) - X86_64_START_KERNEL_MAP +
-	      k->phys_base;
-	return mmc_pgtable_create(k->mem, top, l5 ? 5 : 4, &k->pgt);
+	return mmc_pgtable_create(k->mem, top, g->pgtable_levels, &k->pgt);
 }
 
 struct mmc_error *mmc_kernel_create(struct mmc_layout *layout, struct mmc_mem *mem,

@@ -5,6 +5,7 @@
  * fingerprint, compare, copy.
  */
 #include "layout.h"
+#include "mmc_util.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -132,17 +133,17 @@ const struct mmc_size_spec mmc_size_specs[MMC_SIZE_COUNT] = {
 };
 
 /*
- * vmemmap_base, page_offset_base and vmalloc_base exist when the kernel has
- * CONFIG_DYNAMIC_MEMORY_LAYOUT (X86_5LEVEL or RANDOMIZE_MEMORY): true of every
- * kernel this tool targets (6.1 Debian, 6.12 tinyconfig, 7.x), so they are
- * required rather than silently replaced by constants.
+ * vmemmap_base, page_offset_base and vmalloc_base exist only when the kernel
+ * has CONFIG_DYNAMIC_MEMORY_LAYOUT (X86_5LEVEL or RANDOMIZE_MEMORY); without
+ * it the kernel uses the architecture's fixed bases, and so does the engine
+ * (kernel.c), saying which it used.
  */
 const struct mmc_symbol_spec mmc_symbol_specs[MMC_SYM_COUNT] = {
 	[MMC_SYM_PGMAP_ARRAY] = { MMC_SYM_PGMAP_ARRAY, "pgmap_array", false },
-	[MMC_SYM_VMEMMAP_BASE] = { MMC_SYM_VMEMMAP_BASE, "vmemmap_base", false },
+	[MMC_SYM_VMEMMAP_BASE] = { MMC_SYM_VMEMMAP_BASE, "vmemmap_base", true },
 	[MMC_SYM_PAGE_OFFSET_BASE] = { MMC_SYM_PAGE_OFFSET_BASE,
-				       "page_offset_base", false },
-	[MMC_SYM_VMALLOC_BASE] = { MMC_SYM_VMALLOC_BASE, "vmalloc_base", false },
+				       "page_offset_base", true },
+	[MMC_SYM_VMALLOC_BASE] = { MMC_SYM_VMALLOC_BASE, "vmalloc_base", true },
 	[MMC_SYM_INIT_TOP_PGT] = { MMC_SYM_INIT_TOP_PGT, "init_top_pgt", false },
 	[MMC_SYM_TEXT] = { MMC_SYM_TEXT, "_text", false },
 	[MMC_SYM_END] = { MMC_SYM_END, "_end", false },
@@ -369,7 +370,7 @@ static void fingerprint_text(FILE *f, const struct mmc_layout *l)
 
 uint64_t mmc_layout_fingerprint(const struct mmc_layout *layout)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -382,10 +383,7 @@ uint64_t mmc_layout_fingerprint(const struct mmc_layout *layout)
 		free(buf);
 		return 0;
 	}
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)buf[i];
-		h *= 0x100000001b3ULL;
-	}
+	h = mmc_fnv1a(MMC_FNV1A_INIT, buf, len);
 	free(buf);
 	return h;
 }

@@ -22,6 +22,7 @@
  * checksum or a missing final line is an error naming the file and line.
  */
 #include "layout.h"
+#include "mmc_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,18 +37,6 @@
 /* Real layouts are ~10 KB; anything this big is not one. */
 #define LAYOUT_MAX_BYTES (16u << 20)
 #define MAX_TOKENS 8
-
-static uint64_t fnv1a(const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
 
 static bool has_space(const char *s)
 {
@@ -127,7 +116,7 @@ struct mmc_error *mmc_layout_write_text(FILE *out, const struct mmc_layout *layo
 		return mmc_error_nomem();
 	}
 	if (fwrite(buf, 1, len, out) != len ||
-	    fprintf(out, "checksum %016" PRIx64 "\n", fnv1a(buf, len)) < 0)
+	    fprintf(out, "checksum %016" PRIx64 "\n", mmc_fnv1a(MMC_FNV1A_INIT, buf, len)) < 0)
 		err = mmc_error_os(errno, NULL, "write layout");
 	free(buf);
 	return err;
@@ -439,12 +428,24 @@ static struct mmc_error *parse_all(struct parser *p, char *text, size_t len)
 	cks_line = strrchr(text, '\n');
 	cks_line = cks_line ? cks_line + 1 : text;
 	p->lineno = nlines;
-	if (strncmp(cks_line, "checksum ", 9) != 0)
+	if (strncmp(cks_line, "checksum ", 9) != 0) {
+		/* A checksum line earlier on: something was appended after it. */
+		for (char *c = cks_line - 1; c > text; c--) {
+			if (c[-1] == '\n' && !strncmp(c, "checksum ", 9)) {
+				unsigned int at = 1;
+
+				for (const char *q = text; q < c; q++)
+					at += *q == '\n';
+				p->lineno = at + 1;
+				return perr(p, "text after the checksum line (line %u): appended to the file?", at);
+			}
+		}
 		return perr(p, "truncated: no final checksum line");
+	}
 	if (strlen(cks_line + 9) != 16 || strspn(cks_line + 9, "0123456789abcdef") != 16)
 		return perr(p, "bad checksum line");
 	want = strtoull(cks_line + 9, NULL, 16);
-	if (fnv1a(text, (size_t)(cks_line - text)) != want)
+	if (mmc_fnv1a(MMC_FNV1A_INIT, text, (size_t)(cks_line - text)) != want)
 		return perr(p, "checksum mismatch: file damaged or edited");
 	/* Body: lines 2 .. nlines-1. */
 	line = nl + 1;

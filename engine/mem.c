@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,6 +42,11 @@ struct mmc_error *mmc_mem_read(struct mmc_mem *mem, enum mmc_space space,
 	return NULL;
 }
 
+bool mmc_mem_has_readers(const struct mmc_mem *mem)
+{
+	return mem->ops->reader && mem->ops->reader_destroy;
+}
+
 struct mmc_error *mmc_mem_read_u64(struct mmc_mem *mem, enum mmc_space space,
 				   uint64_t addr, uint64_t *value)
 {
@@ -58,10 +65,36 @@ struct mmc_error *mmc_mem_read_u64(struct mmc_mem *mem, enum mmc_space space,
 	return NULL;
 }
 
+struct mmc_error *mmc_mem_add_note(struct mmc_mem *mem, const char *fmt, ...)
+{
+	char **n, *text = NULL;
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return mmc_error_nomem();
+	n = realloc(mem->notes, (mem->nnotes + 1) * sizeof(*n));
+	if (!n) {
+		free(text);
+		return mmc_error_nomem();
+	}
+	mem->notes = n;
+	mem->notes[mem->nnotes++] = text;
+	return NULL;
+}
+
 void mmc_mem_destroy(struct mmc_mem *mem)
 {
+	size_t i;
+
 	if (!mem)
 		return;
+	for (i = 0; i < mem->nnotes; i++)
+		free(mem->notes[i]);
+	free(mem->notes);
 	if (mem->ops && mem->ops->destroy)
 		mem->ops->destroy(mem->priv);
 	free(mem->path);

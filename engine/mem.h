@@ -12,6 +12,7 @@
 #ifndef MMC_MEM_H
 #define MMC_MEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,17 @@ struct mmc_mem_ops {
 				  uint64_t addr, void *buf, size_t len,
 				  size_t *done);
 	void (*destroy)(void *priv);
+	/*
+	 * Optional: a second reader of the same source for another thread,
+	 * read through read() with *reader_priv and freed by
+	 * reader_destroy().  Readers and the source may be used concurrently,
+	 * each by one thread at a time (their own library context; the file
+	 * and the damage found on opening shared read-only).  Backends
+	 * without it (crash's readmem() is not thread-safe) are read by one
+	 * thread.
+	 */
+	struct mmc_error *(*reader)(void *priv, void **reader_priv);
+	void (*reader_destroy)(void *reader_priv);
 };
 
 struct mmc_mem {
@@ -44,6 +56,14 @@ struct mmc_mem {
 	char *path;		/* what is read, for messages: "vmcore", "/proc/kcore" */
 	char *vmcoreinfo;	/* raw VMCOREINFO text (NUL-terminated), or NULL */
 	uint64_t page_size;	/* 4096 on x86_64 */
+	/*
+	 * Damage found when the dump was opened, one sentence each, e.g.
+	 * "dump truncated: the file is M bytes, its headers need K; 3 pages
+	 * past the end are unreadable".  Reads of the damaged memory fail
+	 * with MMC_ERR_NODATA and the reason; snapshots carry these notes.
+	 */
+	char **notes;
+	size_t nnotes;
 };
 
 /* Read exactly len bytes or fail (NODATA when absent). */
@@ -52,6 +72,11 @@ struct mmc_error *mmc_mem_read(struct mmc_mem *mem, enum mmc_space space,
 struct mmc_error *mmc_mem_read_u64(struct mmc_mem *mem, enum mmc_space space,
 				   uint64_t addr, uint64_t *value);
 void mmc_mem_destroy(struct mmc_mem *mem);
+/* Can other threads read it (ops->reader)? */
+bool mmc_mem_has_readers(const struct mmc_mem *mem);
+/* Append a note (see struct mmc_mem); only allocation can fail. */
+struct mmc_error *mmc_mem_add_note(struct mmc_mem *mem, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /*
  * For file backends: a new mmc_mem with ops and priv (freed by
  * ops->destroy, also on failure: priv must tolerate *fd == -1), path

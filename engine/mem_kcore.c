@@ -13,6 +13,7 @@
 #include "mem.h"
 
 #include <elf.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ struct kcore_map {
 
 struct mem_kcore {
 	int fd;
+	bool reader;		/* a second reader: fd and segments are the source's */
 	const char *path;	/* owned by struct mmc_mem */
 	struct kcore_map map[2];	/* [MMC_KVADDR], [MMC_PHYSADDR] */
 };
@@ -145,6 +147,10 @@ static void mem_kcore_destroy(void *priv)
 
 	if (!kc)
 		return;
+	if (kc->reader) {
+		free(kc);
+		return;
+	}
 	if (kc->fd >= 0)
 		close(kc->fd);
 	free(kc->map[0].segs);
@@ -152,9 +158,28 @@ static void mem_kcore_destroy(void *priv)
 	free(kc);
 }
 
+/*
+ * A second reader for another thread: pread() has no file offset, the
+ * segment tables are only read; only the last-hit index is its own.
+ */
+static struct mmc_error *mem_kcore_reader(void *priv, void **out)
+{
+	struct mem_kcore *kc = malloc(sizeof(*kc));
+
+	*out = NULL;
+	if (!kc)
+		return mmc_error_nomem();
+	*kc = *(const struct mem_kcore *)priv;
+	kc->reader = true;
+	*out = kc;
+	return NULL;
+}
+
 static const struct mmc_mem_ops mem_kcore_ops = {
 	.read = mem_kcore_read,
 	.destroy = mem_kcore_destroy,
+	.reader = mem_kcore_reader,
+	.reader_destroy = mem_kcore_destroy,
 };
 
 static struct mmc_error *pread_exact(struct mem_kcore *kc, void *buf,

@@ -80,6 +80,33 @@ struct mmc_error *mmc_error_at(enum mmc_error_code code, const char *path,
 	return err;
 }
 
+struct mmc_error *mmc_error_nodata(const char *path, uint64_t address,
+				   enum mmc_unread_reason reason,
+				   const char *fmt, ...)
+{
+	struct mmc_error *err;
+	va_list ap;
+
+	va_start(ap, fmt);
+	err = mmc_error_vcreate(MMC_ERR_NODATA, path, true, address, fmt, ap);
+	va_end(ap);
+	if (err != &nomem_error)
+		err->reason = (uint8_t)reason;
+	return err;
+}
+
+const char *mmc_unread_reason_name(enum mmc_unread_reason reason)
+{
+	switch (reason) {
+	case MMC_UR_NONE: return "";
+	case MMC_UR_ABSENT: return "absent";
+	case MMC_UR_TRUNCATED: return "truncated";
+	case MMC_UR_CORRUPT: return "corrupt";
+	case MMC_UR_UNKNOWN: return "unknown";
+	}
+	return "?";
+}
+
 struct mmc_error *mmc_error_os(int errnum, const char *path,
 			       const char *fmt, ...)
 {
@@ -115,6 +142,30 @@ struct mmc_error *mmc_error_prefix(struct mmc_error *err, const char *fmt, ...)
 		err->message = msg;
 	}
 	free(pre);
+	return err;
+}
+
+struct mmc_error *mmc_error_suffix(struct mmc_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	char *post, *msg;
+	size_t n;
+
+	if (!err || err == &nomem_error)
+		return err;
+	va_start(ap, fmt);
+	post = vformat(fmt, ap);
+	va_end(ap);
+	if (!post)
+		return err;
+	n = strlen(err->message) + strlen(post) + 1;
+	msg = malloc(n);
+	if (msg) {
+		snprintf(msg, n, "%s%s", err->message, post);
+		free(err->message);
+		err->message = msg;
+	}
+	free(post);
 	return err;
 }
 
@@ -185,6 +236,7 @@ const char *mmc_error_code_name(enum mmc_error_code code)
 	case MMC_ERR_OS: return "os";
 	case MMC_ERR_NOMEM: return "nomem";
 	case MMC_ERR_INTERNAL: return "internal";
+	case MMC_ERR_INTERRUPTED: return "interrupted";
 	}
 	return "unknown";
 }

@@ -25,3 +25,14 @@ bool mmc_grow_array(void **arr, size_t *cap, size_t need, size_t elem,
 	*cap = ncap;
 	return true;
 }
+
+uint64_t mmc_fnv1a(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}

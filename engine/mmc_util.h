@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Make *arr (of *cap elements of elem bytes) hold at least need elements,
@@ -13,5 +14,13 @@
  */
 bool mmc_grow_array(void **arr, size_t *cap, size_t need, size_t elem,
 		    size_t first);
+
+/*
+ * FNV-1a 64 (Fowler-Noll-Vo): the checksum of layout and snapshot files and
+ * the layout fingerprint.  Start with MMC_FNV1A_INIT; feed data in pieces
+ * by passing the previous result as h.
+ */
+#define MMC_FNV1A_INIT 0xcbf29ce484222325ULL
+uint64_t mmc_fnv1a(uint64_t h, const void *data, size_t len);
 
 #endif

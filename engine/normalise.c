@@ -27,9 +27,8 @@
  * That value is the same in every boot (it depends only on the order and
  * sizeof(struct page)), so it is kept as MMC_V_RAW: two boots compare equal,
  * a pointer-encoded tail and a mask-encoded tail compare unequal (a real
- * change of state), and the head pfn is recovered by the decoder from the
- * raw mask, the pfn and geom->vmemmap_base (mmc_compound_info_head_pfn() in
- * page_decode.c).  The mask is recognised only in the compound_head slot and
+ * change of state), and the head pfn is recovered from the raw mask, the
+ * pfn and geom->vmemmap_base (mmc_compound_info_head_pfn() in rules.c).  The mask is recognised only in the compound_head slot and
  * only before the generic classification, because for large orders its value
  * (e.g. 0xfffffffffe000001) falls inside the module range and would
  * otherwise be numbered as an object.
@@ -40,15 +39,6 @@
 #include <string.h>
 
 #include "normalise.h"
-
-/* Poison values are POISON_POINTER_DELTA + a small constant (poison.h). */
-#define MMC_POISON_SPAN 0x1000
-/*
- * Largest order a mask-encoded compound_info is accepted for (x86_64's
- * MAX_FOLIO_ORDER is PUD_ORDER 18).  The cap keeps the mask far above any
- * vmemmap, direct map or vmalloc address.
- */
-#define MMC_MASK_MAX_ORDER 24
 
 struct mmc_obj_entry {
 	uint64_t raw;
@@ -61,6 +51,10 @@ struct mmc_norm {
 	struct mmc_geom geom;
 	uint64_t *pgmap_kaddrs;
 	size_t npgmaps;
+	/* the walked ZONE_DEVICE ranges, sorted, [start, end) pfns; none set:
+	 * every vmemmap pointer is a page delta */
+	uint64_t (*ranges)[2];
+	size_t nranges;
 	uint64_t pgmap_size;
 	unsigned int nslots;
 	bool raw_slot[MMC_MAX_SLOTS];
@@ -237,7 +231,52 @@ void mmc_norm_destroy(struct mmc_norm *norm)
 		return;
 	free(norm->objs);
 	free(norm->pgmap_kaddrs);
+	free(norm->ranges);
 	free(norm);
+}
+
+struct mmc_error *mmc_norm_set_ranges(struct mmc_norm *norm,
+				      const struct mmc_srange *ranges, size_t n)
+{
+	size_t i;
+
+	free(norm->ranges);
+	norm->ranges = NULL;
+	norm->nranges = 0;
+	if (!n)
+		return NULL;
+	norm->ranges = malloc(n * sizeof(*norm->ranges));
+	if (!norm->ranges)
+		return mmc_error_nomem();
+	for (i = 0; i < n; i++) {
+		if (i && ranges[i].start_pfn < ranges[i - 1].start_pfn) {
+			free(norm->ranges);
+			norm->ranges = NULL;
+			return mmc_error_create(MMC_ERR_INTERNAL, NULL,
+						"normaliser ranges not sorted");
+		}
+		norm->ranges[i][0] = ranges[i].start_pfn;
+		norm->ranges[i][1] = ranges[i].end_pfn;
+	}
+	norm->nranges = n;
+	return NULL;
+}
+
+static bool in_walked_range(const struct mmc_norm *norm, uint64_t pfn)
+{
+	size_t lo = 0, hi = norm->nranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pfn < norm->ranges[mid][0])
+			hi = mid;
+		else if (pfn >= norm->ranges[mid][1])
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
 }
 
 bool mmc_norm_failed(const struct mmc_norm *norm)
@@ -291,6 +330,20 @@ struct mmc_nval mmc_norm_value(struct mmc_norm *norm, uint64_t pfn, uint64_t raw
 		uint64_t rel = raw - g->vmemmap_base;
 		uint64_t target = rel / g->struct_page_size;
 
+		if (target != pfn && norm->ranges && !in_walked_range(norm, target)) {
+			/*
+			 * A struct page outside every ZONE_DEVICE range (a
+			 * driver's backing page in System RAM, say): where
+			 * the kernel allocated it is not a property of the
+			 * init code, so it is numbered like any other object.
+			 */
+			if (mmc_norm_obj_number(norm, raw, &number)) {
+				nv.cls = MMC_V_OBJ;
+				nv.region = MMC_R_VMEMMAP;
+				nv.v = number;
+			}
+			return nv;
+		}
 		nv.off = (uint16_t)(rel % g->struct_page_size);
 		if (target == pfn) {
 			nv.cls = MMC_V_SELF;
@@ -320,34 +373,6 @@ struct mmc_nval mmc_norm_value(struct mmc_norm *norm, uint64_t pfn, uint64_t raw
 	return nv;
 }
 
-/*
- * The 7.x mask form of compound_info (see the top of this file): bit 0 set,
- * bits 1 .. shift-1 clear, bits shift .. 63 set, with shift = order +
- * log2(sizeof(struct page)) and order >= 1.
- */
-bool mmc_compound_info_is_mask(uint32_t struct_page_size, uint64_t raw,
-			       unsigned int *order)
-{
-	unsigned int page_shift = 0, shift;
-	uint64_t low;
-
-	if (struct_page_size == 0 ||
-	    (struct_page_size & (struct_page_size - 1)) || !(raw & 1))
-		return false;
-	while ((1u << page_shift) < struct_page_size)
-		page_shift++;
-	low = ~(raw & ~1ULL);	/* bits 1 .. shift-1 set, all else clear */
-	low |= 1;		/* now (1 << shift) - 1 */
-	if (low & (low + 1))
-		return false;
-	shift = (unsigned int)__builtin_popcountll(low);
-	if (shift <= page_shift || shift - page_shift > MMC_MASK_MAX_ORDER)
-		return false;
-	if (order)
-		*order = shift - page_shift;
-	return true;
-}
-
 static uint64_t mmc_le64(const uint8_t *p)
 {
 	uint64_t v = 0;
@@ -362,22 +387,12 @@ static uint64_t mmc_le64(const uint8_t *p)
 static bool is_page1(const struct mmc_norm *norm, uint64_t pfn,
 		     const struct mmc_nrec *rec)
 {
-	const struct mmc_nval *ch;
-	uint64_t addr, head;
-	unsigned int order;
+	uint64_t head;
 
-	if (!norm->have_compound_slot)
-		return false;
-	ch = &rec->slot[norm->compound_slot];
-	if (ch->cls == MMC_V_PAGE)
-		return ch->off == 1 && ch->v == -1;
-	if (ch->cls != MMC_V_RAW ||
-	    !mmc_compound_info_is_mask(norm->geom.struct_page_size, ch->raw, &order))
-		return false;
-	addr = norm->geom.vmemmap_base + pfn * norm->geom.struct_page_size;
-	head = ((addr & ch->raw & ~1ULL) - norm->geom.vmemmap_base) /
-	       norm->geom.struct_page_size;
-	return head + 1 == pfn;
+	return norm->have_compound_slot &&
+	       mmc_compound_info_head_pfn(&norm->geom, pfn,
+					  &rec->slot[norm->compound_slot], &head) &&
+	       head + 1 == pfn;
 }
 
 /*

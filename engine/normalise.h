@@ -19,6 +19,7 @@
 #include "layout.h"
 #include "mmc_error.h"
 #include "nrec.h"
+#include "rules.h"
 
 struct mmc_norm;
 
@@ -28,6 +29,14 @@ struct mmc_error *mmc_norm_create(const struct mmc_layout *layout,
 				  const uint64_t *pgmap_kaddrs, size_t npgmaps,
 				  struct mmc_norm **out);
 void mmc_norm_destroy(struct mmc_norm *norm);
+/*
+ * The ZONE_DEVICE ranges being walked, sorted by start_pfn.  Once set, a
+ * vmemmap pointer to a struct page outside all of them is an MMC_V_OBJ
+ * (region MMC_R_VMEMMAP, numbered by first appearance) rather than a page
+ * delta: it names an allocation, which moves from boot to boot.
+ */
+struct mmc_error *mmc_norm_set_ranges(struct mmc_norm *norm,
+				      const struct mmc_srange *ranges, size_t n);
 
 /* Normalise one pointer-capable value seen at slot `slot` of pfn's struct page. */
 struct mmc_nval mmc_norm_value(struct mmc_norm *norm, uint64_t pfn, uint64_t raw);
@@ -42,7 +51,6 @@ void mmc_norm_page(struct mmc_norm *norm, uint64_t pfn, const uint8_t *bytes,
 bool mmc_norm_slot_is_raw(const struct mmc_norm *norm, unsigned int slot);
 
 /*
- * Additions (normaliser engineer):
  * true if a first-appearance number could not be allocated, so some pointer
  * was kept MMC_V_RAW instead of MMC_V_OBJ (the image is still comparable,
  * but may show differences that are not there: report it).
@@ -50,14 +58,6 @@ bool mmc_norm_slot_is_raw(const struct mmc_norm *norm, unsigned int slot);
 bool mmc_norm_failed(const struct mmc_norm *norm);
 /* How many distinct MMC_V_OBJ targets were numbered so far. */
 size_t mmc_norm_obj_count(const struct mmc_norm *norm);
-/*
- * true if `raw` is a 7.x mask-encoded compound_info of a tail page
- * (GENMASK(63, order + log2(struct_page_size)) | 1, CONFIG_HUGETLB_PAGE_
- * OPTIMIZE_VMEMMAP with a power-of-2 struct page); *order is set if non-NULL.
- * Such values are kept MMC_V_RAW (they are boot-independent).
- */
-bool mmc_compound_info_is_mask(uint32_t struct_page_size, uint64_t raw,
-			       unsigned int *order);
 
 /* Equality used by diff and run compression: cls, off, v (not raw). */
 static inline int mmc_nval_equal(const struct mmc_nval *a, const struct mmc_nval *b)

@@ -16,7 +16,28 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "mmc_error.h"	/* enum mmc_unread_reason */
+
 #define MMC_MAX_SLOTS 16	/* struct page up to 128 bytes */
+
+/*
+ * Where vmemmap_base, page_offset_base and vmalloc_base came from: the
+ * kernel's own variables (CONFIG_DYNAMIC_MEMORY_LAYOUT: 5-level support or
+ * RANDOMIZE_MEMORY), or, for kernels without them, the architecture's fixed
+ * bases for the paging depth the image runs with.
+ */
+enum mmc_base_origin {
+	MMC_BASES_UNKNOWN = 0,	/* not recorded (older snapshot files) */
+	MMC_BASES_VARIABLES,	/* read from vmemmap_base/page_offset_base/vmalloc_base */
+	MMC_BASES_FIXED,	/* __VMEMMAP_BASE_L4/L5 etc. (pgtable_64_types.h) */
+};
+
+/* How the paging depth was decided. */
+enum mmc_levels_origin {
+	MMC_LEVELS_UNKNOWN = 0,
+	MMC_LEVELS_VMCOREINFO,	/* NUMBER(pgtable_l5_enabled) */
+	MMC_LEVELS_PAGE_TABLES,	/* the depth under which _text translates to its load address */
+};
 
 /* What an image's addresses mean: enough to classify pointers and decode
  * flags without the kernel at hand (a snapshot file stores it). */
@@ -36,6 +57,9 @@ struct mmc_geom {
 	uint32_t zones_width, zones_pgshift;
 	uint32_t nodes_width, nodes_pgshift;
 	uint32_t nr_pageflags;		/* __NR_PAGEFLAGS */
+	uint32_t pgtable_levels;	/* 4 or 5 (0: not recorded) */
+	uint8_t base_origin;		/* enum mmc_base_origin */
+	uint8_t levels_origin;		/* enum mmc_levels_origin */
 };
 
 enum mmc_vclass {
@@ -82,6 +106,8 @@ struct mmc_nrec {
 	uint8_t role;		/* enum mmc_page_role */
 	uint8_t nslots;		/* struct_page_size / 8 */
 	struct mmc_nval slot[MMC_MAX_SLOTS];
+	/* MMC_PS_UNREADABLE: why (enum mmc_unread_reason); MMC_UR_NONE otherwise */
+	uint8_t reason;
 };
 
 /* The physical frame behind one 4 KiB vmemmap page covering a range. */
@@ -99,6 +125,9 @@ struct mmc_vframe {
 	int64_t share_back;
 	int64_t dev_off;	/* MMC_VF_DEVICE: frame pfn - range start pfn */
 	uint64_t paddr;		/* display only */
+	/* MMC_VF_UNREADABLE: why the page table could not be read
+	 * (enum mmc_unread_reason); MMC_UR_NONE otherwise */
+	uint8_t reason;
 };
 
 struct mmc_srange {

@@ -9,7 +9,6 @@
  */
 #include <string.h>
 
-#include "normalise.h"
 #include "page_decode.h"
 
 /* A record slot holding an integer the decoder may read: RAW is the value,
@@ -68,100 +67,6 @@ static const struct mmc_nval *mmc_member_slot(const struct mmc_layout *layout,
 	return &rec->slot[slot];
 }
 
-static bool mmc_enum_value(const struct mmc_layout *layout, enum mmc_enum_id id,
-			   const char *name, int64_t *value)
-{
-	const struct mmc_enum *e = &layout->enums[id];
-	size_t i;
-
-	if (!e->found || !e->values)
-		return false;
-	for (i = 0; i < e->count; i++) {
-		if (e->values[i].name && !strcmp(e->values[i].name, name)) {
-			*value = e->values[i].value;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* First enumerator with `value`, skipping "__NR_PAGEFLAGS"-style names. */
-static const char *mmc_enum_name(const struct mmc_layout *layout,
-				 enum mmc_enum_id id, int64_t value)
-{
-	const struct mmc_enum *e = &layout->enums[id];
-	size_t i;
-
-	if (!e->found || !e->values)
-		return NULL;
-	for (i = 0; i < e->count; i++) {
-		const char *n = e->values[i].name;
-
-		if (n && e->values[i].value == value && strncmp(n, "__", 2))
-			return n;
-	}
-	return NULL;
-}
-
-static uint64_t mmc_bits(uint64_t word, uint32_t shift, uint32_t width)
-{
-	if (width == 0 || shift >= 64)
-		return 0;
-	word >>= shift;
-	if (width < 64)
-		word &= (1ULL << width) - 1;
-	return word;
-}
-
-/* Bit 0 of the raw value behind a normalised pointer: the PageTail() bit. */
-static bool mmc_nval_bit0(const struct mmc_nval *nv)
-{
-	switch (nv->cls) {
-	case MMC_V_RAW:
-	case MMC_V_POISON:
-		return nv->v & 1;
-	case MMC_V_SELF:
-	case MMC_V_PAGE:
-	case MMC_V_PGMAP:
-		/* targets are 8-byte aligned: the parity is the offset's */
-		return nv->off & 1;
-	case MMC_V_OBJ:
-		return nv->raw & 1;
-	default:
-		return false;
-	}
-}
-
-bool mmc_compound_info_head_pfn(const struct mmc_geom *geom, uint64_t pfn,
-				const struct mmc_nval *compound_head,
-				uint64_t *head_pfn)
-{
-	uint64_t raw, addr, head;
-
-	if (compound_head->cls == MMC_V_PAGE && compound_head->off == 1) {
-		*head_pfn = pfn + (uint64_t)compound_head->v;
-		return true;
-	}
-	if (compound_head->cls == MMC_V_SELF && compound_head->off == 1) {
-		/* points at itself: corrupt, but that is what the kernel reads */
-		*head_pfn = pfn;
-		return true;
-	}
-	if (compound_head->cls != MMC_V_RAW || geom->struct_page_size == 0)
-		return false;
-	raw = (uint64_t)compound_head->v;
-	if (!mmc_compound_info_is_mask(geom->struct_page_size, raw, NULL))
-		return false;
-	/* _compound_head(): (unsigned long)page & info */
-	addr = geom->vmemmap_base + pfn * geom->struct_page_size;
-	head = addr & raw & ~1ULL;
-	if (head < geom->vmemmap_base ||
-	    (head - geom->vmemmap_base) % geom->struct_page_size)
-		return false;
-	*head_pfn = (head - geom->vmemmap_base) / geom->struct_page_size;
-	return true;
-}
-
 static struct mmc_nval mmc_slot_or_null(const struct mmc_nval *nv)
 {
 	struct mmc_nval none = { .cls = MMC_V_NULL };
@@ -175,7 +80,7 @@ void mmc_page_decode(const struct mmc_layout *layout, const struct mmc_geom *geo
 {
 	const struct mmc_nval *ch, *pg;
 	uint64_t flags = 0, v;
-	int64_t head_bit;
+	unsigned int head_bit;
 
 	memset(out, 0, sizeof(*out));
 	out->pfn = pfn;
@@ -184,14 +89,10 @@ void mmc_page_decode(const struct mmc_layout *layout, const struct mmc_geom *geo
 	if (!mmc_nrec_member_u64(layout, rec, MMC_PAGE_FLAGS, 0, &flags))
 		mmc_slot_int(&rec->slot[0], &flags);
 	out->flags_raw = flags;
-	if (geom->nr_pageflags >= 64)
-		out->pgflags = flags;
-	else
-		out->pgflags = flags & ((1ULL << geom->nr_pageflags) - 1);
-	out->zone = (uint32_t)mmc_bits(flags, geom->zones_pgshift, geom->zones_width);
-	out->node = (uint32_t)mmc_bits(flags, geom->nodes_pgshift, geom->nodes_width);
-	if (mmc_enum_value(layout, MMC_ENUM_PAGEFLAGS, "PG_head", &head_bit) &&
-	    head_bit >= 0 && head_bit < 64)
+	out->pgflags = mmc_flags_pgflags(geom, flags);
+	out->zone = mmc_flags_zone(geom, flags);
+	out->node = mmc_flags_node(geom, flags);
+	if (mmc_pageflag_bit(layout, "PG_head", &head_bit))
 		out->head = (flags >> head_bit) & 1;
 
 	ch = mmc_member_slot(layout, rec, MMC_PAGE_COMPOUND_HEAD, 0, 0);
@@ -205,6 +106,15 @@ void mmc_page_decode(const struct mmc_layout *layout, const struct mmc_geom *geo
 			out->compound_mask = ch->cls == MMC_V_RAW &&
 					     out->head_pfn_valid;
 		}
+	}
+	if (out->tail)
+		out->tail_index = out->head_pfn_valid && out->head_pfn < pfn ?
+				  mmc_tail_index_of(pfn - out->head_pfn) :
+				  MMC_TAIL_OTHER;
+	if (out->tail_index == MMC_TAIL_FIRST && mmc_order_in_flags1(layout)) {
+		out->flags_hold_order = true;
+		out->flags_order = (uint32_t)(flags & MMC_FLAGS1_ORDER_MASK);
+		out->pgflags &= ~MMC_FLAGS1_ORDER_MASK;
 	}
 
 	/* page->pgmap up to 6.14; from 6.15 the folio's, in the head page */
@@ -235,44 +145,79 @@ void mmc_page_decode(const struct mmc_layout *layout, const struct mmc_geom *geo
 		out->refcount = (int32_t)(uint32_t)v;
 }
 
-/* A struct folio member from the head's records: recs[offset / page size]. */
+/* Where a struct folio member lies: record k = offset / page size. */
+static bool mmc_folio_rec(const struct mmc_layout *layout,
+			  const struct mmc_geom *geom, size_t n,
+			  const struct mmc_nrec *recs, enum mmc_member_id id,
+			  uint32_t *k)
+{
+	const struct mmc_member *m = &layout->member[id];
+
+	if (!m->found || geom->struct_page_size == 0)
+		return false;
+	*k = m->offset / geom->struct_page_size;
+	return *k < n && recs[*k].state == MMC_PS_READ;
+}
+
+/* A struct folio member from the head's records. */
 static bool mmc_folio_member(const struct mmc_layout *layout,
 			     const struct mmc_geom *geom,
 			     const struct mmc_nrec *recs, size_t n,
 			     enum mmc_member_id id, uint64_t *value)
 {
-	const struct mmc_member *m = &layout->member[id];
 	uint32_t k;
 
-	if (!m->found || geom->struct_page_size == 0)
-		return false;
-	k = m->offset / geom->struct_page_size;
-	if (k >= n || recs[k].state != MMC_PS_READ)
+	if (!mmc_folio_rec(layout, geom, n, recs, id, &k))
 		return false;
 	return mmc_nrec_member_u64(layout, &recs[k], id,
 				   k * geom->struct_page_size, value);
 }
 
+/*
+ * An int member: true and *value when its slot holds an integer; when the
+ * member is there but its slot holds a pointer-classified value, bit `fi`
+ * goes into *not_int.
+ */
 static bool mmc_folio_i32(const struct mmc_layout *layout,
 			  const struct mmc_geom *geom,
 			  const struct mmc_nrec *recs, size_t n,
-			  enum mmc_member_id id, int32_t *value)
+			  enum mmc_member_id id, enum mmc_folio_int fi,
+			  uint32_t *not_int, int32_t *value)
 {
 	uint64_t v;
+	uint32_t k;
 
-	if (!mmc_folio_member(layout, geom, recs, n, id, &v))
+	if (!mmc_folio_rec(layout, geom, n, recs, id, &k))
 		return false;
+	if (!mmc_nrec_member_u64(layout, &recs[k], id, k * geom->struct_page_size, &v)) {
+		*not_int |= 1u << fi;
+		return false;
+	}
 	*value = (int32_t)(uint32_t)v;
 	return true;
+}
+
+/* The slot of a folio member (8-byte aligned) in its record, or NULL. */
+static const struct mmc_nval *mmc_folio_slot(const struct mmc_layout *layout,
+					     const struct mmc_geom *geom,
+					     const struct mmc_nrec *recs, size_t n,
+					     enum mmc_member_id id, unsigned int extra)
+{
+	uint32_t k;
+
+	if (!mmc_folio_rec(layout, geom, n, recs, id, &k))
+		return NULL;
+	return mmc_member_slot(layout, &recs[k], id, k * geom->struct_page_size, extra);
 }
 
 void mmc_folio_decode(const struct mmc_layout *layout, const struct mmc_geom *geom,
 		      const struct mmc_nrec *recs, size_t n,
 		      struct mmc_folio_view *out)
 {
-	const struct mmc_member *dl = &layout->member[MMC_FOLIO_DEFERRED_LIST];
+	const struct mmc_nval *next, *prev, *ids;
 	struct mmc_page_view head;
 	uint64_t v;
+	uint32_t k;
 
 	memset(out, 0, sizeof(*out));
 	if (n < 2 || geom->struct_page_size == 0 ||
@@ -283,45 +228,91 @@ void mmc_folio_decode(const struct mmc_layout *layout, const struct mmc_geom *ge
 		return;
 	out->valid = true;
 
-	/* 6.1: _folio_order byte; 6.12+: the low byte of _flags_1 */
-	if (layout->member[MMC_FOLIO_ORDER].found) {
+	/* 6.1: _folio_order byte; 6.5+: the low byte of _flags_1 */
+	if (!mmc_order_in_flags1(layout)) {
 		if (mmc_folio_member(layout, geom, recs, n, MMC_FOLIO_ORDER, &v))
 			out->order = (uint32_t)v;
 	} else if (mmc_folio_member(layout, geom, recs, n, MMC_FOLIO_FLAGS_1, &v)) {
-		out->order = (uint32_t)(v & 0xff);
+		out->order = (uint32_t)(v & MMC_FLAGS1_ORDER_MASK);
 	}
 	out->have_nr_pages = mmc_folio_member(layout, geom, recs, n,
 					      MMC_FOLIO_NR_PAGES, &out->nr_pages);
-	out->have_large_mapcount = mmc_folio_i32(layout, geom, recs, n,
-						 MMC_FOLIO_LARGE_MAPCOUNT,
-						 &out->large_mapcount);
-	out->have_entire_mapcount = mmc_folio_i32(layout, geom, recs, n,
-						  MMC_FOLIO_ENTIRE_MAPCOUNT,
-						  &out->entire_mapcount);
-	out->have_nr_pages_mapped = mmc_folio_i32(layout, geom, recs, n,
-						  MMC_FOLIO_NR_PAGES_MAPPED,
-						  &out->nr_pages_mapped);
-	out->have_pincount = mmc_folio_i32(layout, geom, recs, n,
-					   MMC_FOLIO_PINCOUNT, &out->pincount);
+	out->have_large_mapcount =
+		mmc_folio_i32(layout, geom, recs, n, MMC_FOLIO_LARGE_MAPCOUNT,
+			      MMC_FI_LARGE_MAPCOUNT, &out->not_int, &out->large_mapcount);
+	out->have_entire_mapcount =
+		mmc_folio_i32(layout, geom, recs, n, MMC_FOLIO_ENTIRE_MAPCOUNT,
+			      MMC_FI_ENTIRE_MAPCOUNT, &out->not_int, &out->entire_mapcount);
+	out->have_nr_pages_mapped =
+		mmc_folio_i32(layout, geom, recs, n, MMC_FOLIO_NR_PAGES_MAPPED,
+			      MMC_FI_NR_PAGES_MAPPED, &out->not_int, &out->nr_pages_mapped);
+	out->have_pincount =
+		mmc_folio_i32(layout, geom, recs, n, MMC_FOLIO_PINCOUNT,
+			      MMC_FI_PINCOUNT, &out->not_int, &out->pincount);
 
-	if (dl->found && dl->offset % 8 == 0) {
-		uint32_t k = dl->offset / geom->struct_page_size;
-		uint32_t base = k * geom->struct_page_size;
-
-		if (k < n && recs[k].state == MMC_PS_READ) {
-			const struct mmc_nval *next, *prev;
-
-			next = mmc_member_slot(layout, &recs[k],
-					       MMC_FOLIO_DEFERRED_LIST, base, 0);
-			prev = mmc_member_slot(layout, &recs[k],
-					       MMC_FOLIO_DEFERRED_LIST, base, 1);
-			if (next && prev) {
-				out->have_deferred_list = true;
-				out->deferred_next = *next;
-				out->deferred_prev = *prev;
-			}
+	/* 7.x: mm_id_mapcount_t _mm_id_mapcount[2] (two ints in one word) */
+	if (layout->member[MMC_FOLIO_MM_ID_MAPCOUNT].size == 8 &&
+	    mmc_folio_rec(layout, geom, n, recs, MMC_FOLIO_MM_ID_MAPCOUNT, &k)) {
+		if (mmc_nrec_member_u64(layout, &recs[k], MMC_FOLIO_MM_ID_MAPCOUNT,
+					k * geom->struct_page_size, &v)) {
+			out->have_mm_id_mapcount = true;
+			out->mm_id_mapcount[0] = (int32_t)(uint32_t)v;
+			out->mm_id_mapcount[1] = (int32_t)(uint32_t)(v >> 32);
+		} else {
+			out->not_int |= 1u << MMC_FI_MM_ID_MAPCOUNT0 |
+					1u << MMC_FI_MM_ID_MAPCOUNT1;
 		}
 	}
+	ids = mmc_folio_slot(layout, geom, recs, n, MMC_FOLIO_MM_IDS, 0);
+	if (ids) {
+		out->have_mm_ids = true;
+		out->mm_ids = *ids;
+	}
+
+	next = mmc_folio_slot(layout, geom, recs, n, MMC_FOLIO_DEFERRED_LIST, 0);
+	prev = mmc_folio_slot(layout, geom, recs, n, MMC_FOLIO_DEFERRED_LIST, 1);
+	if (next && prev && layout->member[MMC_FOLIO_DEFERRED_LIST].size == 16) {
+		out->have_deferred_list = true;
+		out->deferred_next = *next;
+		out->deferred_prev = *prev;
+	}
+}
+
+bool mmc_folio_owns_slot(const struct mmc_layout *layout, uint32_t struct_page_size,
+			 enum mmc_tail_index tail, unsigned int slot)
+{
+	static const enum mmc_member_id folio_members[] = {
+		MMC_FOLIO_FLAGS_1, MMC_FOLIO_ORDER, MMC_FOLIO_DTOR,
+		MMC_FOLIO_NR_PAGES, MMC_FOLIO_LARGE_MAPCOUNT,
+		MMC_FOLIO_ENTIRE_MAPCOUNT, MMC_FOLIO_NR_PAGES_MAPPED,
+		MMC_FOLIO_PINCOUNT, MMC_FOLIO_MM_ID_MAPCOUNT, MMC_FOLIO_MM_IDS,
+		MMC_FOLIO_DEFERRED_LIST, MMC_FOLIO_PGMAP,
+	};
+	uint64_t lo, hi;
+
+	if (tail != MMC_TAIL_FIRST && tail != MMC_TAIL_SECOND)
+		return false;
+	lo = (uint64_t)tail * struct_page_size + slot * 8ULL;
+	hi = lo + 8;
+	for (size_t i = 0; i < sizeof(folio_members) / sizeof(folio_members[0]); i++) {
+		const struct mmc_member *m = &layout->member[folio_members[i]];
+
+		if (m->found && m->size && m->offset < hi && m->offset + m->size > lo)
+			return true;
+	}
+	return false;
+}
+
+bool mmc_page_member_slot(const struct mmc_layout *layout, uint32_t struct_page_size,
+			  enum mmc_member_id id, unsigned int *slot)
+{
+	const struct mmc_member *m = &layout->member[id];
+
+	if (!m->found || m->offset % 8 || m->offset >= struct_page_size ||
+	    m->offset / 8 >= MMC_MAX_SLOTS)
+		return false;
+	*slot = m->offset / 8;
+	return true;
 }
 
 void mmc_format_pgflags(const struct mmc_layout *layout, uint64_t pgflags,
@@ -339,7 +330,7 @@ void mmc_format_pgflags(const struct mmc_layout *layout, uint64_t pgflags,
 
 		if (!((pgflags >> bit) & 1))
 			continue;
-		name = mmc_enum_name(layout, MMC_ENUM_PAGEFLAGS, bit);
+		name = mmc_pageflag_name(layout, bit);
 		if (name)
 			w = snprintf(buf + len, size - len, "%s%s",
 				     len ? "|" : "", name);
@@ -364,17 +355,6 @@ static const char *mmc_region_name(uint8_t region)
 	case MMC_R_VMEMMAP: return "vmemmap";
 	case MMC_R_MMID: return "mm_id";
 	default: return "none";
-	}
-}
-
-/* Offsets from include/linux/poison.h */
-static const char *mmc_poison_name(int64_t v)
-{
-	switch (v) {
-	case 0x100: return "LIST_POISON1";
-	case 0x122: return "LIST_POISON2";
-	case 0x400: return "TAIL_MAPPING";
-	default: return NULL;
 	}
 }
 
@@ -520,7 +500,7 @@ static bool mmc_label_from(const struct mmc_layout *layout,
 }
 
 const char *mmc_slot_label(const struct mmc_layout *layout, unsigned int slot,
-			   unsigned int tail_index, char *buf, size_t size)
+			   enum mmc_tail_index tail_index, char *buf, size_t size)
 {
 	uint32_t page_size = layout->size_found[MMC_SIZE_PAGE] ?
 			     (uint32_t)layout->size[MMC_SIZE_PAGE] : 0;
@@ -531,13 +511,13 @@ const char *mmc_slot_label(const struct mmc_layout *layout, unsigned int slot,
 	if (page_size == 0)
 		page_size = MMC_MAX_SLOTS * 8;
 #define MMC_NIDS(a) (sizeof(a) / sizeof((a)[0]))
-	if (tail_index == 0) {
+	if (tail_index == MMC_TAIL_NONE) {
 		if (mmc_label_from(layout, mmc_head_members,
 				   MMC_NIDS(mmc_head_members), 0, page_size,
 				   slot, buf, size))
 			return buf;
 	} else {
-		if ((tail_index == 1 || tail_index == 2) &&
+		if ((tail_index == MMC_TAIL_FIRST || tail_index == MMC_TAIL_SECOND) &&
 		    mmc_label_from(layout, mmc_folio_members,
 				   MMC_NIDS(mmc_folio_members),
 				   tail_index * page_size, page_size, slot,
@@ -551,4 +531,19 @@ const char *mmc_slot_label(const struct mmc_layout *layout, unsigned int slot,
 #undef MMC_NIDS
 	snprintf(buf, size, "+0x%x", slot * 8);
 	return buf;
+}
+
+bool mmc_slot_halves(const struct mmc_layout *layout, unsigned int slot,
+		     enum mmc_tail_index tail, char lo[48], char hi[48])
+{
+	char full[48], *plus;
+
+	mmc_slot_label(layout, slot, tail, full, sizeof(full));
+	plus = strchr(full, '+');
+	if (!plus || plus == full || strchr(plus + 1, '+') || !plus[1])
+		return false;
+	*plus = 0;
+	snprintf(lo, 48, "%s", full);
+	snprintf(hi, 48, "%s", plus + 1);
+	return true;
 }

@@ -14,6 +14,7 @@
 
 #include "layout.h"
 #include "nrec.h"
+#include "rules.h"
 
 struct mmc_page_view {
 	uint64_t pfn;
@@ -24,6 +25,12 @@ struct mmc_page_view {
 	bool tail;			/* compound_head bit 0 */
 	bool head_pfn_valid;		/* tail whose compound_head points at a struct page */
 	uint64_t head_pfn;
+	/* MMC_TAIL_NONE unless a tail naming a head at or before it */
+	enum mmc_tail_index tail_index;
+	/* page[1] of a kernel that keeps the folio order in its flags word:
+	 * pgflags then excludes the order byte, flags_order holds it */
+	bool flags_hold_order;
+	uint32_t flags_order;
 	struct mmc_nval compound_head;
 	struct mmc_nval pgmap;		/* page->pgmap (<= 6.14) or the folio's, for heads/order-0 */
 	struct mmc_nval zone_device_data;
@@ -32,9 +39,19 @@ struct mmc_page_view {
 	struct mmc_nval private_;
 	int32_t mapcount, refcount;
 	struct mmc_nval lru_next, lru_prev;
-	/* additions: */
 	bool have_pgmap;		/* pgmap is meaningful: not a tail, member known */
 	bool compound_mask;		/* tail with a 7.x mask-encoded compound_info */
+};
+
+/* The integer members of page[1] / page[2] a folio view reads. */
+enum mmc_folio_int {
+	MMC_FI_LARGE_MAPCOUNT,
+	MMC_FI_ENTIRE_MAPCOUNT,
+	MMC_FI_NR_PAGES_MAPPED,
+	MMC_FI_PINCOUNT,
+	MMC_FI_MM_ID_MAPCOUNT0,
+	MMC_FI_MM_ID_MAPCOUNT1,
+	MMC_FI_COUNT
 };
 
 /* Fields of page[1] / page[2] of a folio (from the head's next two records). */
@@ -45,6 +62,16 @@ struct mmc_folio_view {
 	uint64_t nr_pages;		/* _folio_nr_pages */
 	bool have_large_mapcount, have_entire_mapcount, have_nr_pages_mapped, have_pincount;
 	int32_t large_mapcount, entire_mapcount, nr_pages_mapped, pincount;
+	/* 7.x CONFIG_MM_ID: _mm_id_mapcount[2], _mm_ids (raw: the ids) */
+	bool have_mm_id_mapcount, have_mm_ids;
+	int32_t mm_id_mapcount[2];
+	struct mmc_nval mm_ids;
+	/*
+	 * Members the layout has whose slot does not hold an integer (a
+	 * pointer-classified value): bit (1 << enum mmc_folio_int).  Such a
+	 * member is not "have_": its value is unknown.
+	 */
+	uint32_t not_int;
 	bool have_deferred_list;
 	struct mmc_nval deferred_next, deferred_prev;
 };
@@ -63,14 +90,16 @@ bool mmc_nrec_member_u64(const struct mmc_layout *layout, const struct mmc_nrec 
 			 enum mmc_member_id id, uint32_t base_offset, uint64_t *value);
 
 /*
- * Head pfn of a tail from its normalised compound_head / compound_info:
- * PAGE(delta, off 1) (head + 1), or a RAW 7.x mask (GENMASK(63, order +
- * log2(sizeof(struct page))) | 1, applied to the tail's own address).
- * false if the value is neither (not a tail, or corrupt).
+ * true if some struct folio member the layout knows overlaps slot `slot` of
+ * page[tail] (tail 1 or 2): that word is the folio's, not the page's.
  */
-bool mmc_compound_info_head_pfn(const struct mmc_geom *geom, uint64_t pfn,
-				const struct mmc_nval *compound_head,
-				uint64_t *head_pfn);
+bool mmc_folio_owns_slot(const struct mmc_layout *layout, uint32_t struct_page_size,
+			 enum mmc_tail_index tail, unsigned int slot);
+
+/* The slot an 8-byte member of struct page starts in; false if the layout
+ * lacks it or it is not slot-aligned. */
+bool mmc_page_member_slot(const struct mmc_layout *layout, uint32_t struct_page_size,
+			  enum mmc_member_id id, unsigned int *slot);
 
 /* "PG_reserved|PG_head" into buf (names from enum pageflags). */
 void mmc_format_pgflags(const struct mmc_layout *layout, uint64_t pgflags,
@@ -83,12 +112,18 @@ void mmc_format_nval(const struct mmc_nval *v, char *buf, size_t size);
  * The kernel name of what lives in slot `slot` of a struct page for a page of
  * this kind: "flags", "compound_head" (or "compound_info"), "pgmap",
  * "zone_device_data", "mapping", "index", "private", "_mapcount+_refcount",
- * "memcg_data"; for page[1] / page[2] (tail_index 1 / 2) the folio members
- * ("_flags_1", "_large_mapcount+_entire_mapcount", "_folio_nr_pages",
- * "_deferred_list", ...).  tail_index: 0 head or order-0, 1/2 page[1]/page[2],
- * 3 any other tail.  Falls back to "+0xNN".
+ * "memcg_data"; for page[1] / page[2] the folio members ("_flags_1",
+ * "_large_mapcount+_entire_mapcount", "_folio_nr_pages", "_deferred_list",
+ * ...).  Falls back to "+0xNN".
  */
 const char *mmc_slot_label(const struct mmc_layout *layout, unsigned int slot,
-			   unsigned int tail_index, char *buf, size_t size);
+			   enum mmc_tail_index tail, char *buf, size_t size);
+
+/*
+ * Slots holding exactly two members (two ints: "_mapcount+_refcount"): their
+ * names, low half first, for the kind of page.  false for any other slot.
+ */
+bool mmc_slot_halves(const struct mmc_layout *layout, unsigned int slot,
+		     enum mmc_tail_index tail, char lo[48], char hi[48]);
 
 #endif

@@ -136,6 +136,7 @@ struct mmc_error *mmc_pgtable_translate(struct mmc_pgtable *pgt, uint64_t vaddr,
 	int64_t sext;
 
 	*mapped = false;
+	*page_size = 0;
 	/* A non-canonical address has no translation; it is a bad pointer. */
 	sext = (int64_t)(vaddr << (64 - va_bits)) >> (64 - va_bits);
 	if ((uint64_t)sext != vaddr)
@@ -149,13 +150,16 @@ struct mmc_error *mmc_pgtable_translate(struct mmc_pgtable *pgt, uint64_t vaddr,
 		struct mmc_error *err;
 		uint64_t ent, size;
 
+		/* what this table maps, and what one entry of it maps */
+		*page_size = lvl == pgt->levels ? UINT64_MAX : 1ULL << (shift + 9);
 		err = load_table(pgt, lvl, table, vaddr);
 		if (err)
 			return err;
 		ent = pgt->cache[lvl].e[idx];
+		size = 1ULL << shift;
+		*page_size = size;
 		if (!(ent & PTE_PRESENT))
 			return NULL;
-		size = 1ULL << shift;
 		if (lvl == 1 || ((ent & PTE_PSE) && (lvl == 2 || lvl == 3))) {
 			/*
 			 * In a 2M/1G entry bit 12 is PAT, not address: the
@@ -167,6 +171,7 @@ struct mmc_error *mmc_pgtable_translate(struct mmc_pgtable *pgt, uint64_t vaddr,
 			*mapped = true;
 			return NULL;
 		}
+		*page_size = size;
 		if (ent & PTE_PSE)
 			return mmc_error_at(MMC_ERR_CORRUPT, pgt->mem->path,
 					    table + idx * 8,

@@ -26,8 +26,12 @@ void mmc_pgtable_destroy(struct mmc_pgtable *pgt);
 /*
  * Translate vaddr.  *mapped=false (and NULL returned) when a table entry is
  * not present.  *page_size is the size of the mapping that covers it (4K,
- * 2M, 1G), so callers can read a whole huge mapping at once.  An error when
- * a page table itself cannot be read (NODATA: the dump lacks it).
+ * 2M, 1G), so callers can read a whole huge mapping at once; when nothing
+ * maps vaddr, the size of the aligned span the missing entry would have
+ * mapped; after an error, the span the unreadable or corrupt table (entry)
+ * covers (UINT64_MAX for the top-level table).  So a caller can skip a
+ * whole hole at once.  An error when a page table itself cannot be read
+ * (NODATA: the dump lacks it) or an entry cannot be right (CORRUPT).
  */
 struct mmc_error *mmc_pgtable_translate(struct mmc_pgtable *pgt, uint64_t vaddr,
 					bool *mapped, uint64_t *paddr,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "folio_read.h"
 #include "page_decode.h"
 #include "report.h"
 
@@ -126,6 +127,19 @@ static size_t append_unread_ranges(const struct mmc_diff_result *res, char *buf,
 	return append(buf, size, len, ")");
 }
 
+/* "; discovery of the base image stopped early: ..." */
+static size_t append_discovery(const struct mmc_diff_result *res, char *buf, size_t size,
+			       size_t len)
+{
+	static const char *const side[2] = { "base", "patched" };
+
+	for (int k = 0; k < 2; k++)
+		if (res->discovery_incomplete[k])
+			len = append(buf, size, len, "; discovery of the %s image stopped early: %s",
+				     side[k], res->discovery_problem[k]);
+	return len;
+}
+
 void mmc_report_diff_sentence(const struct mmc_diff_result *res, char *buf, size_t size)
 {
 	uint64_t total = diff_total_pages(res);
@@ -157,14 +171,31 @@ void mmc_report_diff_sentence(const struct mmc_diff_result *res, char *buf, size
 				     res->pages_unreadable);
 			len = append_unread_ranges(res, buf, size, len);
 		}
+		len = append_discovery(res, buf, size, len);
 		break;
 	case MMC_INCOMPLETE:
 	default:
-		len = append(buf, size, len, "incomplete: %" PRIu64 " pages unreadable in ",
-			     res->pages_unreadable);
-		len = append_unread_ranges(res, buf, size, len);
-		len = append(buf, size, len, ", no difference in the %" PRIu64 " pages read",
-			     res->pages_compared);
+		if (res->no_ranges && (res->discovery_incomplete[0] || res->discovery_incomplete[1])) {
+			len = append(buf, size, len,
+				     "incomplete: no ZONE_DEVICE range found, nothing compared");
+		} else if (res->no_ranges) {
+			len = append(buf, size, len,
+				     "no ZONE_DEVICE ranges in either image: nothing compared (incomplete)");
+		} else if (!res->pages_unreadable && !res->pages_compared) {
+			len = append(buf, size, len, "incomplete: no page compared in %zu range%s",
+				     res->nranges, res->nranges == 1 ? "" : "s");
+		} else if (!res->pages_unreadable) {
+			len = append(buf, size, len,
+				     "incomplete: no difference in the %" PRIu64 " pages compared",
+				     res->pages_compared);
+		} else {
+			len = append(buf, size, len, "incomplete: %" PRIu64 " pages unreadable in ",
+				     res->pages_unreadable);
+			len = append_unread_ranges(res, buf, size, len);
+			len = append(buf, size, len, ", no difference in the %" PRIu64 " pages read",
+				     res->pages_compared);
+		}
+		len = append_discovery(res, buf, size, len);
 		break;
 	}
 }
@@ -172,26 +203,94 @@ void mmc_report_diff_sentence(const struct mmc_diff_result *res, char *buf, size
 void mmc_report_lint_sentence(const struct mmc_snapshot *snap,
 			      const struct mmc_lint_result *res, char *buf, size_t size)
 {
-	size_t nranges = snap ? mmc_snapshot_nranges(snap) : 0;
+	size_t nranges = snap ? mmc_snapshot_nranges(snap) : 0, len = 0;
 
-	if (!res->violations_total)
-		snprintf(buf, size, "clean: %" PRIu64 " pages in %zu range%s",
-			 res->pages_checked, nranges, nranges == 1 ? "" : "s");
-	else
-		snprintf(buf, size, "%" PRIu64 " violation%s in %zu rule%s (%" PRIu64 " pages in %zu range%s checked%s)",
-			 res->violations_total, res->violations_total == 1 ? "" : "s",
-			 res->nrules, res->nrules == 1 ? "" : "s",
-			 res->pages_checked, nranges, nranges == 1 ? "" : "s",
-			 res->incomplete ? ", incomplete" : "");
+	if (!size)
+		return;
+	buf[0] = 0;
+	switch (res->verdict) {
+	case MMC_LINT_CLEAN:
+		len = append(buf, size, len, "clean: %" PRIu64 " pages in %zu range%s",
+			     res->pages_checked, nranges, nranges == 1 ? "" : "s");
+		break;
+	case MMC_LINT_VIOLATIONS:
+		len = append(buf, size, len,
+			     "%" PRIu64 " violation%s in %zu rule%s (%" PRIu64 " pages in %zu range%s checked%s)",
+			     res->violations_total, res->violations_total == 1 ? "" : "s",
+			     res->nrules, res->nrules == 1 ? "" : "s",
+			     res->pages_checked, nranges, nranges == 1 ? "" : "s",
+			     res->incomplete ? ", incomplete" : "");
+		break;
+	case MMC_LINT_INCOMPLETE:
+	default:
+		if ((res->gaps & MMC_LINT_GAP_NO_RANGES) && (res->gaps & MMC_LINT_GAP_DISCOVERY))
+			len = append(buf, size, len,
+				     "incomplete: no ZONE_DEVICE range found, nothing checked");
+		else if (res->gaps & MMC_LINT_GAP_NO_RANGES)
+			len = append(buf, size, len, "no ZONE_DEVICE ranges: nothing checked (incomplete)");
+		else if (res->gaps & MMC_LINT_GAP_NO_PAGES)
+			len = append(buf, size, len, "incomplete: no page read in %zu range%s",
+				     nranges, nranges == 1 ? "" : "s");
+		else if (res->gaps & MMC_LINT_GAP_UNREAD)
+			len = append(buf, size, len,
+				     "incomplete: %" PRIu64 " pages unreadable, no violation in the %" PRIu64 " pages read (%zu range%s)",
+				     res->pages_checked - res->pages_read, res->pages_read, nranges,
+				     nranges == 1 ? "" : "s");
+		else
+			len = append(buf, size, len, "incomplete: no violation in %" PRIu64 " pages in %zu range%s",
+				     res->pages_read, nranges, nranges == 1 ? "" : "s");
+		break;
+	}
+	if (res->gaps & MMC_LINT_GAP_DISCOVERY)
+		append(buf, size, len, "; discovery stopped early: %s", res->discovery_problem);
 }
 
 /* ---- ranges ---- */
+
+const char *mmc_report_base_origin(const struct mmc_geom *g)
+{
+	switch (g->base_origin) {
+	case MMC_BASES_VARIABLES:
+		return "the kernel's vmemmap_base/page_offset_base/vmalloc_base variables";
+	case MMC_BASES_FIXED:
+		return "the architecture's fixed bases for the paging depth (pgtable_64_types.h)";
+	default:
+		return "not recorded";
+	}
+}
+
+const char *mmc_report_levels_origin(const struct mmc_geom *g)
+{
+	switch (g->levels_origin) {
+	case MMC_LEVELS_VMCOREINFO:
+		return "VMCOREINFO NUMBER(pgtable_l5_enabled)";
+	case MMC_LEVELS_PAGE_TABLES:
+		return "probed: the depth under which _text translates";
+	default:
+		return "not recorded";
+	}
+}
+
+static void text_geometry(FILE *out, const struct mmc_geom *g)
+{
+	fprintf(out, "GEOMETRY\n");
+	fprintf(out, "  vmemmap_base %016" PRIx64 "  page_offset_base %016" PRIx64
+		"  vmalloc_base %016" PRIx64 "\n", g->vmemmap_base, g->page_offset_base,
+		g->vmalloc_base);
+	fprintf(out, "  bases from: %s\n", mmc_report_base_origin(g));
+	if (g->pgtable_levels)
+		fprintf(out, "  paging: %u levels, from %s\n\n", g->pgtable_levels,
+			mmc_report_levels_origin(g));
+	else
+		fprintf(out, "  paging: not recorded\n\n");
+}
 
 static void text_ranges(FILE *out, const struct mmc_snapshot *snap)
 {
 	size_t np = mmc_snapshot_npgmaps(snap), nr = mmc_snapshot_nranges(snap);
 	char buf[64];
 
+	text_geometry(out, mmc_snapshot_geom(snap));
 	fprintf(out, "PGMAPS\n");
 	fprintf(out, "  %3s  %-16s  %-26s  %10s  %5s  %8s  %-10s  %8s  %8s  %8s  %8s  %s\n",
 		"#", "DEV_PAGEMAP", "TYPE", "FLAGS", "SHIFT", "NR_RANGE",
@@ -244,33 +343,13 @@ void mmc_report_ranges(FILE *out, const struct mmc_snapshot *snap, enum mmc_form
 
 /* ---- show ---- */
 
-size_t mmc_report_folio(const struct mmc_snapshot *snap, size_t range, uint64_t pfn,
-			const struct mmc_nrec *head, struct mmc_folio_view *fv)
-{
-	struct mmc_nrec recs[3];
-	size_t n = 1;
-
-	memset(fv, 0, sizeof(*fv));
-	recs[0] = *head;
-	if (mmc_snapshot_get(snap, range, pfn + 1, &recs[1]) && recs[1].state == MMC_PS_READ) {
-		n = 2;
-		if (mmc_snapshot_get(snap, range, pfn + 2, &recs[2]) &&
-		    recs[2].state == MMC_PS_READ)
-			n = 3;
-	}
-	if (n >= 2)
-		mmc_folio_decode(mmc_snapshot_layout(snap), mmc_snapshot_geom(snap),
-				 recs, n, fv);
-	return n;
-}
-
 static void print_folio(FILE *out, const struct mmc_snapshot *snap, size_t range,
 			uint64_t pfn, const struct mmc_nrec *head)
 {
 	struct mmc_folio_view fv;
 	char a[64], b[64];
 
-	if (mmc_report_folio(snap, range, pfn, head, &fv) < 2) {
+	if (mmc_folio_read(snap, range, pfn, head, &fv) < 2) {
 		fprintf(out, "      folio: page[1] not readable\n");
 		return;
 	}
@@ -289,6 +368,12 @@ static void print_folio(FILE *out, const struct mmc_snapshot *snap, size_t range
 		fprintf(out, ", nr_pages_mapped %d", fv.nr_pages_mapped);
 	if (fv.have_pincount)
 		fprintf(out, ", pincount %d", fv.pincount);
+	if (fv.have_mm_id_mapcount)
+		fprintf(out, ", mm_id_mapcount %d/%d", fv.mm_id_mapcount[0], fv.mm_id_mapcount[1]);
+	if (fv.have_mm_ids) {
+		mmc_format_nval(&fv.mm_ids, a, sizeof(a));
+		fprintf(out, ", mm_ids %s", a);
+	}
 	if (fv.have_deferred_list) {
 		mmc_format_nval(&fv.deferred_next, a, sizeof(a));
 		mmc_format_nval(&fv.deferred_prev, b, sizeof(b));
@@ -303,7 +388,7 @@ static void print_folio(FILE *out, const struct mmc_snapshot *snap, size_t range
  * normal self/compound_head progression and are not listed). */
 static void print_stride(FILE *out, const struct mmc_layout *layout,
 			 const struct mmc_nrec *rec, const struct mmc_nrec *stride,
-			 unsigned int tail_index)
+			 enum mmc_tail_index tail_index)
 {
 	bool any = false;
 
@@ -329,7 +414,6 @@ static void show_run(FILE *out, const struct mmc_snapshot *snap, size_t range,
 	const struct mmc_geom *geom = mmc_snapshot_geom(snap);
 	struct mmc_page_view v;
 	char span[64], flags[512], head[24], pgmap[24], mapping[48], priv[48], order[8];
-	bool page1;
 
 	if (count == 1)
 		snprintf(span, sizeof(span), "pfn 0x%" PRIx64 " (1 page)", first);
@@ -344,16 +428,12 @@ static void show_run(FILE *out, const struct mmc_snapshot *snap, size_t range,
 		return;
 	}
 	mmc_page_decode(layout, geom, first, rec, &v);
-	/* page[1]: the low byte of flags is _flags_1's folio order */
-	page1 = v.tail && v.head_pfn_valid && first == v.head_pfn + 1 &&
-		!(layout && layout->member[MMC_FOLIO_ORDER].found); /* 6.1: _folio_order */
-	mmc_format_pgflags(layout, page1 ? v.pgflags & ~0xffULL : v.pgflags,
-			   flags, sizeof(flags));
-	if (page1) {
+	mmc_format_pgflags(layout, v.pgflags, flags, sizeof(flags));
+	if (v.flags_hold_order) {
 		size_t fl = strlen(flags);
 
 		snprintf(flags + fl, sizeof(flags) - fl, "%s(_flags_1 order %u)",
-			 fl ? " " : "", (unsigned int)(v.flags_raw & 0xff));
+			 fl ? " " : "", v.flags_order);
 	}
 	if (v.tail && v.head_pfn_valid)
 		snprintf(head, sizeof(head), "%#" PRIx64, v.head_pfn);
@@ -383,7 +463,7 @@ static void show_run(FILE *out, const struct mmc_snapshot *snap, size_t range,
 	if (rec->state == MMC_PS_NOT_INIT)
 		fprintf(out, "      (never initialised: altmap reserve, stale contents)\n");
 	if (count > 1 && stride)
-		print_stride(out, layout, rec, stride, page1 ? 1 : v.tail ? 3 : 0);
+		print_stride(out, layout, rec, stride, v.tail_index);
 	if (v.head)
 		print_folio(out, snap, range, first, rec);
 }
@@ -468,7 +548,6 @@ static void decoded_slot(const struct mmc_snapshot *snap, const struct mmc_diff_
 	const struct mmc_layout *layout = mmc_snapshot_layout(snap);
 	const struct mmc_geom *geom = mmc_snapshot_geom(snap);
 	const struct mmc_member *mf = &layout->member[MMC_PAGE_FLAGS];
-	const struct mmc_member *mr = &layout->member[MMC_PAGE_REFCOUNT];
 	struct mmc_page_view v;
 
 	if (rec->state != MMC_PS_READ && rec->state != MMC_PS_NOT_INIT) {
@@ -480,27 +559,23 @@ static void decoded_slot(const struct mmc_snapshot *snap, const struct mmc_diff_
 
 		mmc_page_decode(layout, geom, p->pfn, rec, &v);
 		mmc_format_pgflags(layout, v.pgflags, flags, sizeof(flags));
-		snprintf(buf, size, "zone %u node %u %.300s", v.zone, v.node, flags[0] ? flags : "-");
-		return;
-	}
-	if (mr->found && slot == mr->offset / 8 && p->tail_index != 1 && p->tail_index != 2) {
-		mmc_page_decode(layout, geom, p->pfn, rec, &v);
-		snprintf(buf, size, "mapcount %d refcount %d", v.mapcount, v.refcount);
+		if (v.flags_hold_order)
+			snprintf(buf, size, "zone %u node %u order %u %.300s", v.zone, v.node,
+				 v.flags_order, flags[0] ? flags : "-");
+		else
+			snprintf(buf, size, "zone %u node %u %.300s", v.zone, v.node,
+				 flags[0] ? flags : "-");
 		return;
 	}
 	if (rec->slot[slot].cls == MMC_V_RAW) {
 		/* two 4-byte members in one slot: show both as signed ints */
-		char label[48], *plus;
+		char lo[48], hi[48];
 
-		mmc_slot_label(layout, slot, p->tail_index, label, sizeof(label));
-		plus = strchr(label, '+');
-		if (plus && plus != label && plus[1] && !strchr(plus + 1, '+')) {
+		if (mmc_slot_halves(layout, slot, p->tail_index, lo, hi)) {
 			uint64_t raw = (uint64_t)rec->slot[slot].v;
 
-			*plus = 0;
-			snprintf(buf, size, "%s %d %s %d", label,
-				 (int32_t)(uint32_t)raw, plus + 1,
-				 (int32_t)(uint32_t)(raw >> 32));
+			snprintf(buf, size, "%s %d %s %d", lo, (int32_t)(uint32_t)raw,
+				 hi, (int32_t)(uint32_t)(raw >> 32));
 			return;
 		}
 	}
@@ -511,10 +586,9 @@ static void diff_page_text(FILE *out, const struct mmc_snapshot *a,
 			   const struct mmc_snapshot *b, const struct mmc_diff_page *p)
 {
 	const struct mmc_layout *layout = mmc_snapshot_layout(a);
-	static const char *const tails[] = { "head/order-0", "page[1]", "page[2]", "tail" };
 
 	fprintf(out, "\npfn 0x%" PRIx64 "  range %zu  %s", p->pfn, p->range,
-		tails[p->tail_index < 4 ? p->tail_index : 3]);
+		mmc_tail_index_name(p->tail_index));
 	if (p->state_differs)
 		fprintf(out, "  state %s vs %s", state_name(p->a.state), state_name(p->b.state));
 	if (p->role_differs)
@@ -618,12 +692,12 @@ void mmc_report_diff(FILE *out, const struct mmc_snapshot *a,
 static void text_lint(FILE *out, const struct mmc_snapshot *snap,
 		      const struct mmc_lint_result *res)
 {
-	char sentence[512];
+	char sentence[1024];
 	uint64_t kept = 0;
 
 	mmc_report_lint_sentence(snap, res, sentence, sizeof(sentence));
 	fprintf(out, "%s\n", sentence);
-	if (res->incomplete)
+	if (res->gaps & MMC_LINT_GAP_UNREAD)
 		fprintf(out, "INCOMPLETE: some struct pages are unreadable, rules could not be checked on them\n");
 	if (!res->violations_total)
 		return;
@@ -649,6 +723,13 @@ static void text_lint(FILE *out, const struct mmc_snapshot *snap,
 	if (kept < res->violations_total)
 		fprintf(out, "  ... %" PRIu64 " more violating pages in groups not kept\n",
 			res->violations_total - kept);
+	fprintf(out, "\nTHE RULES BROKEN (what must hold; where the kernel says so)\n");
+	for (size_t i = 0; i < res->nrules; i++) {
+		const struct mmc_rule_info *ri = mmc_rule_info(res->rules[i].rule_id);
+
+		if (ri)
+			fprintf(out, "  %s: %s\n      %s\n", ri->name, ri->what, ri->kernel);
+	}
 }
 
 void mmc_report_lint(FILE *out, const struct mmc_snapshot *snap,

@@ -48,11 +48,9 @@ void mmc_report_lint_sentence(const struct mmc_snapshot *snap,
 const char *mmc_report_type_short(const char *type_name);
 /* Type name of the pgmap owning range `range` of snap ("" if none). */
 const char *mmc_report_range_type(const struct mmc_snapshot *snap, int64_t range);
-/* The folio fields of the head at pfn: reads page[1] and page[2] from the
- * snapshot.  Returns how many of head, page[1], page[2] were readable
- * (fv is decoded only when that is at least 2). */
-size_t mmc_report_folio(const struct mmc_snapshot *snap, size_t range, uint64_t pfn,
-			const struct mmc_nrec *head, struct mmc_folio_view *fv);
+/* Where the geometry's memory-layout bases and paging depth came from. */
+const char *mmc_report_base_origin(const struct mmc_geom *g);
+const char *mmc_report_levels_origin(const struct mmc_geom *g);
 void mmc_report_ranges_other(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt);
 void mmc_report_show_json(FILE *out, const struct mmc_snapshot *snap, long range);
 void mmc_report_diff_other(FILE *out, const struct mmc_snapshot *a,

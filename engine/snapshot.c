@@ -1,73 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Snapshot, in memory: pgmaps, ranges and, per range, runs of records and of
+ * Snapshot, building: pgmaps, ranges and, per range, runs of records and of
  * vmemmap frames.  A run is (start pfn, count, first record, per-slot
- * stride); the encoder extends the last run when a new record equals
+ * stride); the encoder extends the open run when a new record equals
  * first + count * stride (the stride is fixed by a run's second record).
- * Memory is O(runs).  File I/O lives in snapshot_file.c.
+ * Closed runs go to the range's seqs, which fold repeated groups of runs
+ * into patterns (snapshot_seq.h): memory is O(patterns + unrepeated runs).
+ * Reading: snapshot_read.c; files: snapshot_file.c, snapshot_write.c.
  */
 #include "mmc_util.h"
 #include "snapshot.h"
+#include "snapshot_priv.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* One slot of a run: first value and stride. */
-struct snap_slot {
-	int64_t v, dv;
-	uint64_t raw, draw;
-	uint16_t off;
-	uint8_t cls, region;
-};
-
-struct snap_run {
-	uint64_t start;		/* first pfn */
-	uint64_t count;
-	size_t slot0;		/* index of slot 0 in the range's pool */
-	uint8_t state, role, nslots;
-	/*
-	 * Set when the stride is what repeating the same struct page bytes
-	 * gives (no raw value moves; pointers into other struct pages fall
-	 * back one pfn a record): the walker's fast path extends such a run
-	 * without a record, up to `same_limit` records (where a page pointer
-	 * would reach its own pfn and turn into a self-pointer).
-	 */
-	bool same_bytes;
-	uint64_t same_limit;
-};
-
-struct snap_vrun {
-	uint64_t start;		/* first vframe index */
-	uint64_t count;
-	uint8_t kind;
-	int64_t share_back, d_share;
-	int64_t dev_off, d_dev;
-	uint64_t paddr, d_paddr;
-};
-
-struct snap_range {
-	struct mmc_srange r;
-	struct snap_run *runs;
-	size_t nruns, runs_cap;
-	struct snap_slot *slots;
-	size_t nslot_used, slots_cap;
-	struct snap_vrun *vruns;
-	size_t nvruns, vruns_cap;
-	uint64_t nrecs;		/* records appended so far */
-	uint64_t nvframes;
-};
-
-struct mmc_snapshot {
-	struct mmc_snapshot_info info;
-	struct mmc_layout *layout;	/* owned copy, may be NULL */
-	struct mmc_geom geom;
-	struct mmc_spgmap *pgmaps;
-	size_t npgmaps, pgmaps_cap;
-	struct snap_range *ranges;
-	size_t nranges, ranges_cap;
-	bool building;		/* a range is open */
-	uint64_t state_count[MMC_PS_NOT_INIT + 1];
-};
 
 static void copy_str(char *dst, size_t size, const char *src)
 {
@@ -133,13 +79,16 @@ void mmc_snapshot_destroy(struct mmc_snapshot *snap)
 	if (!snap)
 		return;
 	for (i = 0; i < snap->nranges; i++) {
-		free(snap->ranges[i].runs);
-		free(snap->ranges[i].slots);
-		free(snap->ranges[i].vruns);
+		seq_free(&snap->ranges[i].runs);
+		seq_free(&snap->ranges[i].vruns);
 	}
 	free(snap->ranges);
 	free(snap->pgmaps);
+	for (i = 0; i < snap->nnotes; i++)
+		free(snap->notes[i]);
+	free(snap->notes);
 	mmc_layout_destroy(snap->layout);
+	snap_stream_free(snap->stream);
 	free(snap);
 }
 
@@ -193,8 +142,11 @@ struct mmc_error *mmc_snapshot_begin_range(struct mmc_snapshot *snap,
 	r = &snap->ranges[snap->nranges++];
 	memset(r, 0, sizeof(*r));
 	r->r = *range;
+	seq_init(&r->runs);
+	seq_init(&r->vruns);
+	r->runs.end = range->start_pfn;
 	snap->building = true;
-	return NULL;
+	return snap->stream ? snap_stream_range_begin(snap) : NULL;
 }
 
 static struct snap_range *open_range(struct mmc_snapshot *snap)
@@ -219,7 +171,7 @@ static bool rec_valid(const struct mmc_nrec *rec)
 	unsigned int i;
 
 	if (rec->state > MMC_PS_NOT_INIT || rec->role > MMC_ROLE_SHARED ||
-	    rec->nslots > MMC_MAX_SLOTS)
+	    rec->nslots > MMC_MAX_SLOTS || rec->reason > MMC_UR_MAX)
 		return false;
 	for (i = 0; i < rec->nslots; i++) {
 		if (rec->slot[i].cls > MMC_V_OBJ ||
@@ -229,28 +181,50 @@ static bool rec_valid(const struct mmc_nrec *rec)
 	return true;
 }
 
-/* New run of `count` records from first/stride (stride NULL: zero). */
+/* Close the open page run: into the range's seq, where patterns fold. */
+static struct mmc_error *close_run(struct snap_range *r)
+{
+	struct seq_item it;
+
+	if (!r->cur.open)
+		return NULL;
+	r->cur.open = false;
+	snap_run_item(&r->cur, &it);
+	return seq_push(&r->runs, &it) ? NULL : mmc_error_nomem();
+}
+
+static struct mmc_error *close_vrun(struct snap_range *r)
+{
+	struct seq_item it;
+
+	if (!r->vcur.open)
+		return NULL;
+	r->vcur.open = false;
+	snap_vrun_item(&r->vcur, &it);
+	return seq_push(&r->vruns, &it) ? NULL : mmc_error_nomem();
+}
+
+/* New open run of `count` records from first/stride (stride NULL: zero). */
 static struct mmc_error *push_run(struct snap_range *r, const struct mmc_nrec *first,
 				  const struct mmc_nrec *stride, uint64_t count)
 {
-	struct snap_run *run;
+	struct snap_run *run = &r->cur;
+	struct mmc_error *err = close_run(r);
 	unsigned int i;
 
-	if (!grow((void **)&r->runs, &r->runs_cap, r->nruns + 1, sizeof(*r->runs)) ||
-	    !grow((void **)&r->slots, &r->slots_cap, r->nslot_used + first->nslots,
-		  sizeof(*r->slots)))
-		return mmc_error_nomem();
-	run = &r->runs[r->nruns++];
+	if (err)
+		return err;
+	run->open = true;
 	run->start = r->r.start_pfn + r->nrecs;
 	run->count = count;
-	run->slot0 = r->nslot_used;
 	run->state = first->state;
 	run->role = first->role;
 	run->nslots = first->nslots;
+	run->reason = first->reason;
 	run->same_bytes = false;
 	run->same_limit = 0;
 	for (i = 0; i < first->nslots; i++) {
-		struct snap_slot *sl = &r->slots[r->nslot_used++];
+		struct snap_slot *sl = &run->slot[i];
 
 		sl->v = first->slot[i].v;
 		sl->raw = first->slot[i].raw;
@@ -264,25 +238,19 @@ static struct mmc_error *push_run(struct snap_range *r, const struct mmc_nrec *f
 	return NULL;
 }
 
-static int64_t lin(int64_t v, int64_t dv, uint64_t i)
-{
-	return (int64_t)((uint64_t)v + (uint64_t)dv * i);
-}
-
-/* Does rec continue the last run?  Sets the stride on a run's second record. */
+/* Does rec continue the open run?  Sets the stride on a run's second record. */
 static bool extend_run(struct snap_range *r, const struct mmc_nrec *rec)
 {
-	struct snap_run *run;
-	struct snap_slot *sl;
+	struct snap_run *run = &r->cur;
+	struct snap_slot *sl = run->slot;
 	unsigned int i;
 
-	if (!r->nruns)
+	if (!run->open)
 		return false;
-	run = &r->runs[r->nruns - 1];
 	if (run->state != rec->state || run->role != rec->role ||
-	    run->nslots != rec->nslots || run->count == UINT64_MAX)
+	    run->nslots != rec->nslots || run->reason != rec->reason ||
+	    run->count == UINT64_MAX)
 		return false;
-	sl = &r->slots[run->slot0];
 	/* one pass: classes equal and (from the third record) on the line */
 	for (i = 0; i < rec->nslots; i++) {
 		const struct mmc_nval *v = &rec->slot[i];
@@ -327,48 +295,112 @@ static struct mmc_error *check_room(const struct snap_range *r, uint64_t count)
 	return NULL;
 }
 
+/*
+ * An unreadable record always says why (MMC_UR_UNKNOWN when the producer
+ * did not), any other has no reason: the file format relies on it.
+ * Returns rec, or *fixed holding the corrected copy.
+ */
+static const struct mmc_nrec *reason_fixed(const struct mmc_nrec *rec,
+					   struct mmc_nrec *fixed)
+{
+	bool unread = rec->state == MMC_PS_UNREADABLE;
+
+	if (unread ? rec->reason != MMC_UR_NONE : rec->reason == MMC_UR_NONE)
+		return rec;
+	*fixed = *rec;
+	fixed->reason = unread ? MMC_UR_UNKNOWN : MMC_UR_NONE;
+	return fixed;
+}
+
+static uint8_t vframe_reason(const struct mmc_vframe *vf)
+{
+	if (vf->kind != MMC_VF_UNREADABLE)
+		return MMC_UR_NONE;
+	return vf->reason != MMC_UR_NONE ? vf->reason : MMC_UR_UNKNOWN;
+}
+
+static void count_records(struct mmc_snapshot *snap, uint8_t state,
+			  uint8_t reason, uint64_t n)
+{
+	snap->state_count[state] += n;
+	if (state == MMC_PS_UNREADABLE)
+		snap->reason_count[reason] += n;
+}
+
 struct mmc_error *mmc_snapshot_append(struct mmc_snapshot *snap,
 				      const struct mmc_nrec *rec)
 {
 	struct snap_range *r = open_range(snap);
 	struct mmc_error *err;
+	struct mmc_nrec fixed;
 
 	if (!r)
 		return mmc_error_create(MMC_ERR_INTERNAL, NULL,
 					"snapshot: record appended outside a range");
+	rec = reason_fixed(rec, &fixed);
 	if (r->nrecs >= r->r.end_pfn - r->r.start_pfn)
 		return check_room(r, 1);
 	/* a record that extends a run has the run's (valid) state, role and
 	 * classes; only a new run needs checking */
 	if (extend_run(r, rec)) {
-		snap->state_count[rec->state]++;
+		count_records(snap, rec->state, rec->reason, 1);
 		return NULL;
 	}
 	if (!rec_valid(rec))
 		return mmc_error_create(MMC_ERR_INTERNAL, NULL,
-					"snapshot: record with out-of-range state/role/class/nslots");
-	snap->state_count[rec->state]++;
+					"snapshot: record with out-of-range state/role/class/nslots/reason");
 	err = push_run(r, rec, NULL, 1);
-	if (err)
-		snap->state_count[rec->state]--;
+	if (!err)
+		count_records(snap, rec->state, rec->reason, 1);
+	if (!err && snap->stream)
+		err = snap_stream_flush(snap, false);
 	return err;
+}
+
+uint64_t mmc_snapshot_extend_same_n(struct mmc_snapshot *snap, uint64_t n)
+{
+	struct snap_range *r = open_range(snap);
+	struct snap_run *run;
+	uint64_t room;
+
+	if (!n || !r || !r->cur.open || r->nrecs >= r->r.end_pfn - r->r.start_pfn)
+		return 0;
+	run = &r->cur;
+	if (run->count < 2 || !run->same_bytes || run->count >= run->same_limit ||
+	    run->count == UINT64_MAX)
+		return 0;
+	room = r->r.end_pfn - r->r.start_pfn - r->nrecs;
+	if (n > room)
+		n = room;
+	if (n > run->same_limit - run->count)
+		n = run->same_limit - run->count;
+	run->count += n;
+	r->nrecs += n;
+	count_records(snap, run->state, run->reason, n);
+	return n;
 }
 
 bool mmc_snapshot_extend_same(struct mmc_snapshot *snap)
 {
-	struct snap_range *r = open_range(snap);
-	struct snap_run *run;
+	return mmc_snapshot_extend_same_n(snap, 1) == 1;
+}
 
-	if (!r || !r->nruns || r->nrecs >= r->r.end_pfn - r->r.start_pfn)
-		return false;
-	run = &r->runs[r->nruns - 1];
-	if (run->count < 2 || !run->same_bytes || run->count >= run->same_limit ||
-	    run->count == UINT64_MAX)
-		return false;
-	run->count++;
-	r->nrecs++;
-	snap->state_count[run->state]++;
-	return true;
+static struct mmc_error *check_run(const struct mmc_nrec *first,
+				   const struct mmc_nrec *stride, uint64_t count)
+{
+	unsigned int i;
+
+	if (!rec_valid(first) || count == 0)
+		return mmc_error_create(MMC_ERR_INPUT, NULL,
+					"snapshot: run with out-of-range state/role/class/nslots/reason or no records");
+	for (i = 0; i < first->nslots; i++) {
+		if (first->slot[i].cls == MMC_V_RAW &&
+		    (first->slot[i].v != (int64_t)first->slot[i].raw ||
+		     (stride && stride->slot[i].v != (int64_t)stride->slot[i].raw)))
+			return mmc_error_create(MMC_ERR_INPUT, NULL,
+						"snapshot: raw slot %u: value differs from raw", i);
+	}
+	return NULL;
 }
 
 struct mmc_error *mmc_snapshot_append_run(struct mmc_snapshot *snap,
@@ -378,27 +410,109 @@ struct mmc_error *mmc_snapshot_append_run(struct mmc_snapshot *snap,
 {
 	struct snap_range *r = open_range(snap);
 	struct mmc_error *err;
-	unsigned int i;
+	struct mmc_nrec fixed;
 
 	if (!r)
 		return mmc_error_create(MMC_ERR_INTERNAL, NULL,
 					"snapshot: run appended outside a range");
-	if (!rec_valid(first) || count == 0)
-		return mmc_error_create(MMC_ERR_INPUT, NULL,
-					"snapshot: run with out-of-range state/role/class/nslots or no records");
-	for (i = 0; i < first->nslots; i++) {
-		if (first->slot[i].cls == MMC_V_RAW &&
-		    (first->slot[i].v != (int64_t)first->slot[i].raw ||
-		     (stride && stride->slot[i].v != (int64_t)stride->slot[i].raw)))
+	first = reason_fixed(first, &fixed);
+	err = check_run(first, stride, count);
+	if (!err)
+		err = check_room(r, count);
+	if (!err)
+		err = push_run(r, first, stride, count);
+	if (!err)
+		count_records(snap, first->state, first->reason, count);
+	if (!err && snap->stream)
+		err = snap_stream_flush(snap, false);
+	return err;
+}
+
+struct mmc_error *mmc_snapshot_append_pattern(struct mmc_snapshot *snap, uint32_t nbody,
+					      const uint64_t *counts,
+					      const struct mmc_nrec *firsts,
+					      const struct mmc_nrec *strides,
+					      const struct mmc_nrec *rep_deltas,
+					      uint64_t reps)
+{
+	struct snap_range *r = open_range(snap);
+	struct seq_item *body = NULL;
+	uint64_t (*dlin)[SEQ_MAX_WORDS] = NULL;
+	uint64_t period = 0, start;
+	struct mmc_error *err;
+	uint32_t b;
+
+	if (!r)
+		return mmc_error_create(MMC_ERR_INTERNAL, NULL,
+					"snapshot: pattern appended outside a range");
+	if (!nbody || !reps)
+		return mmc_error_create(MMC_ERR_INPUT, NULL, "snapshot: empty pattern");
+	for (b = 0; b < nbody; b++) {
+		struct mmc_nrec fixed;
+		const struct mmc_nrec *f = reason_fixed(&firsts[b], &fixed);
+
+		if (f != &firsts[b] || firsts[b].nslots != rep_deltas[b].nslots ||
+		    firsts[b].nslots != strides[b].nslots)
 			return mmc_error_create(MMC_ERR_INPUT, NULL,
-						"snapshot: raw slot %u: value differs from raw", i);
+						"snapshot: pattern run %u: reason or slots inconsistent", b);
+		err = check_run(&firsts[b], &strides[b], counts[b]);
+		if (!err && reps > 1)
+			err = check_run(&firsts[b], &rep_deltas[b], 1);
+		if (err)
+			return err;
+		if (counts[b] > UINT64_MAX - period)
+			return check_room(r, UINT64_MAX);
+		period += counts[b];
 	}
-	err = check_room(r, count);
+	if (period > UINT64_MAX / reps)
+		return check_room(r, UINT64_MAX);
+	err = check_room(r, period * reps);
+	if (!err)
+		err = close_run(r);
 	if (err)
 		return err;
-	err = push_run(r, first, stride, count);
-	if (!err)
-		snap->state_count[first->state] += count;
+	body = calloc(nbody, sizeof(*body));
+	dlin = calloc(nbody, sizeof(*dlin));
+	if (!body || !dlin) {
+		free(body);
+		free(dlin);
+		return mmc_error_nomem();
+	}
+	start = r->r.start_pfn + r->nrecs;
+	for (b = 0; b < nbody; b++) {
+		struct snap_run run;
+		unsigned int i;
+
+		memset(&run, 0, sizeof(run));
+		run.start = start;
+		run.count = counts[b];
+		run.state = firsts[b].state;
+		run.role = firsts[b].role;
+		run.nslots = firsts[b].nslots;
+		run.reason = firsts[b].reason;
+		for (i = 0; i < run.nslots; i++) {
+			run.slot[i].v = firsts[b].slot[i].v;
+			run.slot[i].raw = firsts[b].slot[i].raw;
+			run.slot[i].off = firsts[b].slot[i].off;
+			run.slot[i].cls = firsts[b].slot[i].cls;
+			run.slot[i].region = firsts[b].slot[i].region;
+			run.slot[i].dv = strides[b].slot[i].v;
+			run.slot[i].draw = strides[b].slot[i].raw;
+			dlin[b][2 * i] = (uint64_t)rep_deltas[b].slot[i].v;
+			dlin[b][2 * i + 1] = rep_deltas[b].slot[i].raw;
+		}
+		snap_run_item(&run, &body[b]);
+		start += counts[b];
+		count_records(snap, run.state, run.reason, counts[b] * reps);
+	}
+	if (!seq_push_pattern(&r->runs, body, (const uint64_t (*)[SEQ_MAX_WORDS])dlin,
+			      nbody, reps))
+		err = mmc_error_nomem();
+	r->nrecs += period * reps;
+	free(body);
+	free(dlin);
+	if (!err && snap->stream)
+		err = snap_stream_flush(snap, false);
 	return err;
 }
 
@@ -411,59 +525,56 @@ struct mmc_error *mmc_snapshot_append_vframe(struct mmc_snapshot *snap,
 	if (!r)
 		return mmc_error_create(MMC_ERR_INTERNAL, NULL,
 					"snapshot: vframe appended outside a range");
-	if (r->nvruns) {
-		run = &r->vruns[r->nvruns - 1];
-		if (run->kind == vf->kind && run->count < UINT64_MAX) {
-			if (run->count == 1) {
-				run->d_share = (int64_t)((uint64_t)vf->share_back -
-							 (uint64_t)run->share_back);
-				run->d_dev = (int64_t)((uint64_t)vf->dev_off -
-						       (uint64_t)run->dev_off);
-				run->d_paddr = vf->paddr - run->paddr;
-				run->count++;
-				r->nvframes++;
-				return NULL;
-			}
-			if (lin(run->share_back, run->d_share, run->count) == vf->share_back &&
-			    lin(run->dev_off, run->d_dev, run->count) == vf->dev_off &&
-			    run->paddr + run->d_paddr * run->count == vf->paddr) {
-				run->count++;
-				r->nvframes++;
-				return NULL;
-			}
+	run = &r->vcur;
+	if (run->open && run->kind == vf->kind && run->reason == vframe_reason(vf) &&
+	    run->count < UINT64_MAX && r->nvframes < expected_vframes(snap, r)) {
+		if (run->count == 1) {
+			run->d_share = (int64_t)((uint64_t)vf->share_back -
+						 (uint64_t)run->share_back);
+			run->d_dev = (int64_t)((uint64_t)vf->dev_off -
+					       (uint64_t)run->dev_off);
+			run->d_paddr = vf->paddr - run->paddr;
+			run->count++;
+			r->nvframes++;
+			return NULL;
+		}
+		if (lin(run->share_back, run->d_share, run->count) == vf->share_back &&
+		    lin(run->dev_off, run->d_dev, run->count) == vf->dev_off &&
+		    run->paddr + run->d_paddr * run->count == vf->paddr) {
+			run->count++;
+			r->nvframes++;
+			return NULL;
 		}
 	}
 	return mmc_snapshot_append_vframe_run(snap, vf, NULL, 1);
 }
 
-struct mmc_error *mmc_snapshot_append_vframe_run(struct mmc_snapshot *snap,
-						 const struct mmc_vframe *first,
-						 const struct mmc_vframe *stride,
-						 uint64_t count)
+static struct mmc_error *check_vrun(struct mmc_snapshot *snap, struct snap_range *r,
+				    const struct mmc_vframe *first, uint64_t count)
 {
-	struct snap_range *r = open_range(snap);
-	struct snap_vrun *run;
-
-	if (!r)
-		return mmc_error_create(MMC_ERR_INTERNAL, NULL,
-					"snapshot: vframe appended outside a range");
-	if (first->kind > MMC_VF_UNREADABLE || count == 0)
+	if (first->kind > MMC_VF_UNREADABLE || first->reason > MMC_UR_MAX ||
+	    count == 0)
 		return mmc_error_create(MMC_ERR_INPUT, NULL,
-					"snapshot: vframe kind %u out of range or empty run",
-					first->kind);
+					"snapshot: vframe kind %u or reason %u out of range, or empty run",
+					first->kind, first->reason);
 	if (count > expected_vframes(snap, r) - r->nvframes)
 		return mmc_error_create(MMC_ERR_INPUT, NULL,
 					"snapshot: range [0x%llx, 0x%llx): more than %llu vmemmap frames",
 					(unsigned long long)r->r.start_pfn,
 					(unsigned long long)r->r.end_pfn,
 					(unsigned long long)expected_vframes(snap, r));
-	if (!grow((void **)&r->vruns, &r->vruns_cap, r->nvruns + 1, sizeof(*r->vruns)))
-		return mmc_error_nomem();
-	run = &r->vruns[r->nvruns++];
+	return NULL;
+}
+
+static void fill_vrun(struct snap_vrun *run, uint64_t start, const struct mmc_vframe *first,
+		      const struct mmc_vframe *stride, uint64_t count)
+{
 	memset(run, 0, sizeof(*run));
-	run->start = r->nvframes;
+	run->open = true;
+	run->start = start;
 	run->count = count;
 	run->kind = first->kind;
+	run->reason = vframe_reason(first);
 	run->share_back = first->share_back;
 	run->dev_off = first->dev_off;
 	run->paddr = first->paddr;
@@ -472,19 +583,112 @@ struct mmc_error *mmc_snapshot_append_vframe_run(struct mmc_snapshot *snap,
 		run->d_dev = stride->dev_off;
 		run->d_paddr = stride->paddr;
 	}
+}
+
+struct mmc_error *mmc_snapshot_append_vframe_run(struct mmc_snapshot *snap,
+						 const struct mmc_vframe *first,
+						 const struct mmc_vframe *stride,
+						 uint64_t count)
+{
+	struct snap_range *r = open_range(snap);
+	struct mmc_error *err;
+
+	if (!r)
+		return mmc_error_create(MMC_ERR_INTERNAL, NULL,
+					"snapshot: vframe appended outside a range");
+	err = check_vrun(snap, r, first, count);
+	if (!err)
+		err = close_vrun(r);
+	if (err)
+		return err;
+	fill_vrun(&r->vcur, r->nvframes, first, stride, count);
 	r->nvframes += count;
-	return NULL;
+	return snap->stream ? snap_stream_flush(snap, false) : NULL;
+}
+
+struct mmc_error *mmc_snapshot_append_vframe_pattern(struct mmc_snapshot *snap,
+						     uint32_t nbody, const uint64_t *counts,
+						     const struct mmc_vframe *firsts,
+						     const struct mmc_vframe *strides,
+						     const struct mmc_vframe *rep_deltas,
+						     uint64_t reps)
+{
+	struct snap_range *r = open_range(snap);
+	struct seq_item *body = NULL;
+	uint64_t (*dlin)[SEQ_MAX_WORDS] = NULL;
+	uint64_t period = 0, start;
+	struct mmc_error *err = NULL;
+	uint32_t b;
+
+	if (!r)
+		return mmc_error_create(MMC_ERR_INTERNAL, NULL,
+					"snapshot: vframe pattern appended outside a range");
+	if (!nbody || !reps)
+		return mmc_error_create(MMC_ERR_INPUT, NULL, "snapshot: empty vframe pattern");
+	for (b = 0; b < nbody && !err; b++) {
+		err = check_vrun(snap, r, &firsts[b], counts[b]);
+		if (!err && firsts[b].reason != vframe_reason(&firsts[b]))
+			err = mmc_error_create(MMC_ERR_INPUT, NULL,
+					       "snapshot: vframe pattern run %u: reason %u for kind %u",
+					       b, firsts[b].reason, firsts[b].kind);
+		if (!err && counts[b] > UINT64_MAX - period)
+			err = check_vrun(snap, r, &firsts[b], UINT64_MAX);
+		period += err ? 0 : counts[b];
+	}
+	if (!err && period > UINT64_MAX / reps)
+		err = check_vrun(snap, r, &firsts[0], UINT64_MAX);
+	if (!err)
+		err = check_vrun(snap, r, &firsts[0], period * reps);
+	if (!err)
+		err = close_vrun(r);
+	if (err)
+		return err;
+	body = calloc(nbody, sizeof(*body));
+	dlin = calloc(nbody, sizeof(*dlin));
+	if (!body || !dlin) {
+		free(body);
+		free(dlin);
+		return mmc_error_nomem();
+	}
+	start = r->nvframes;
+	for (b = 0; b < nbody; b++) {
+		struct snap_vrun run;
+
+		fill_vrun(&run, start, &firsts[b], &strides[b], counts[b]);
+		snap_vrun_item(&run, &body[b]);
+		dlin[b][0] = (uint64_t)rep_deltas[b].share_back;
+		dlin[b][1] = (uint64_t)rep_deltas[b].dev_off;
+		dlin[b][2] = rep_deltas[b].paddr;
+		start += counts[b];
+	}
+	if (!seq_push_pattern(&r->vruns, body, (const uint64_t (*)[SEQ_MAX_WORDS])dlin,
+			      nbody, reps))
+		err = mmc_error_nomem();
+	r->nvframes += period * reps;
+	free(body);
+	free(dlin);
+	if (!err && snap->stream)
+		err = snap_stream_flush(snap, false);
+	return err;
 }
 
 struct mmc_error *mmc_snapshot_end_range(struct mmc_snapshot *snap)
 {
 	struct snap_range *r = open_range(snap);
+	struct mmc_error *err;
 	uint64_t want;
 
 	if (!r)
 		return mmc_error_create(MMC_ERR_INTERNAL, NULL,
 					"snapshot: end of range without a range");
 	snap->building = false;
+	err = close_run(r);
+	if (!err)
+		err = close_vrun(r);
+	if (!err && (!seq_flush(&r->runs) || !seq_flush(&r->vruns)))
+		err = mmc_error_nomem();
+	if (err)
+		return err;
 	if (r->nrecs != r->r.end_pfn - r->r.start_pfn)
 		return mmc_error_create(MMC_ERR_INPUT, NULL,
 					"snapshot: range [0x%llx, 0x%llx) has %llu records, want %llu",
@@ -500,439 +704,73 @@ struct mmc_error *mmc_snapshot_end_range(struct mmc_snapshot *snap)
 					(unsigned long long)r->r.end_pfn,
 					(unsigned long long)r->nvframes,
 					(unsigned long long)want);
+	if (snap->stream && (err = snap_stream_range_end(snap)))
+		return err;
 	/* Release the growth slack: the snapshot lives on for a diff. */
-	if (r->nruns && r->nruns < r->runs_cap) {
-		void *p = realloc(r->runs, r->nruns * sizeof(*r->runs));
-
-		if (p) {
-			r->runs = p;
-			r->runs_cap = r->nruns;
-		}
-	}
-	if (r->nslot_used && r->nslot_used < r->slots_cap) {
-		void *p = realloc(r->slots, r->nslot_used * sizeof(*r->slots));
-
-		if (p) {
-			r->slots = p;
-			r->slots_cap = r->nslot_used;
-		}
-	}
+	seq_shrink(&r->runs);
+	seq_shrink(&r->vruns);
 	return NULL;
 }
 
-/* Reading */
+/* Discovery and notes */
 
-const struct mmc_snapshot_info *mmc_snapshot_info(const struct mmc_snapshot *snap)
+void mmc_snapshot_set_discovery_problem(struct mmc_snapshot *snap,
+					const char *problem, bool has_address,
+					uint64_t address)
 {
-	return &snap->info;
+	snap->discovery_incomplete = true;
+	copy_str(snap->problem, sizeof(snap->problem),
+		 problem && *problem ? problem : "discovery incomplete");
+	snap->problem_has_address = has_address;
+	snap->problem_address = has_address ? address : 0;
 }
 
-const struct mmc_layout *mmc_snapshot_layout(const struct mmc_snapshot *snap)
+bool mmc_snapshot_discovery_complete(const struct mmc_snapshot *snap)
 {
-	return snap->layout;
+	return !snap->discovery_incomplete;
 }
 
-const struct mmc_geom *mmc_snapshot_geom(const struct mmc_snapshot *snap)
+const char *mmc_snapshot_discovery_problem(const struct mmc_snapshot *snap)
 {
-	return &snap->geom;
+	return snap->discovery_incomplete ? snap->problem : NULL;
 }
 
-size_t mmc_snapshot_npgmaps(const struct mmc_snapshot *snap)
+bool mmc_snapshot_discovery_address(const struct mmc_snapshot *snap,
+				    uint64_t *address)
 {
-	return snap->npgmaps;
-}
-
-const struct mmc_spgmap *mmc_snapshot_pgmap(const struct mmc_snapshot *snap, size_t i)
-{
-	return i < snap->npgmaps ? &snap->pgmaps[i] : NULL;
-}
-
-size_t mmc_snapshot_nranges(const struct mmc_snapshot *snap)
-{
-	return snap->nranges;
-}
-
-const struct mmc_srange *mmc_snapshot_range(const struct mmc_snapshot *snap, size_t i)
-{
-	return i < snap->nranges ? &snap->ranges[i].r : NULL;
-}
-
-uint64_t mmc_snapshot_npages(const struct mmc_snapshot *snap)
-{
-	uint64_t n = 0;
-	size_t i;
-
-	for (i = 0; i < snap->nranges; i++)
-		n += snap->ranges[i].nrecs;
-	return n;
-}
-
-uint64_t mmc_snapshot_nruns(const struct mmc_snapshot *snap)
-{
-	uint64_t n = 0;
-	size_t i;
-
-	for (i = 0; i < snap->nranges; i++)
-		n += snap->ranges[i].nruns;
-	return n;
-}
-
-uint64_t mmc_snapshot_count_state(const struct mmc_snapshot *snap,
-				  enum mmc_page_state state)
-{
-	if ((unsigned int)state > MMC_PS_NOT_INIT)
-		return 0;
-	return snap->state_count[state];
-}
-
-size_t mmc_snapshot_mem_bytes(const struct mmc_snapshot *snap)
-{
-	size_t n = sizeof(*snap) + snap->pgmaps_cap * sizeof(*snap->pgmaps) +
-		   snap->ranges_cap * sizeof(*snap->ranges);
-	size_t i;
-
-	for (i = 0; i < snap->nranges; i++) {
-		const struct snap_range *r = &snap->ranges[i];
-
-		n += r->runs_cap * sizeof(*r->runs) + r->slots_cap * sizeof(*r->slots) +
-		     r->vruns_cap * sizeof(*r->vruns);
-	}
-	return n;
-}
-
-static void run_first_stride(const struct snap_range *r, const struct snap_run *run,
-			     struct mmc_nrec *first, struct mmc_nrec *stride)
-{
-	const struct snap_slot *sl = &r->slots[run->slot0];
-	unsigned int i;
-
-	if (first) {
-		memset(first, 0, sizeof(*first));
-		first->state = run->state;
-		first->role = run->role;
-		first->nslots = run->nslots;
-	}
-	if (stride) {
-		memset(stride, 0, sizeof(*stride));
-		stride->state = run->state;
-		stride->role = run->role;
-		stride->nslots = run->nslots;
-	}
-	for (i = 0; i < run->nslots; i++) {
-		if (first) {
-			first->slot[i].cls = sl[i].cls;
-			first->slot[i].region = sl[i].region;
-			first->slot[i].off = sl[i].off;
-			first->slot[i].v = sl[i].v;
-			first->slot[i].raw = sl[i].raw;
-		}
-		if (stride) {
-			stride->slot[i].cls = sl[i].cls;
-			stride->slot[i].region = sl[i].region;
-			stride->slot[i].v = sl[i].dv;
-			stride->slot[i].raw = sl[i].draw;
-		}
-	}
-}
-
-/* Record i of run, straight from the pool. */
-static void run_record(const struct snap_range *r, const struct snap_run *run,
-		       uint64_t i, struct mmc_nrec *out)
-{
-	const struct snap_slot *sl = &r->slots[run->slot0];
-	unsigned int k;
-
-	out->state = run->state;
-	out->role = run->role;
-	out->nslots = run->nslots;
-	for (k = 0; k < run->nslots; k++) {
-		out->slot[k].cls = sl[k].cls;
-		out->slot[k].region = sl[k].region;
-		out->slot[k].off = sl[k].off;
-		out->slot[k].v = lin(sl[k].v, sl[k].dv, i);
-		out->slot[k].raw = sl[k].raw + sl[k].draw * i;
-	}
-	for (; k < MMC_MAX_SLOTS; k++)
-		memset(&out->slot[k], 0, sizeof(out->slot[k]));
-}
-
-void mmc_nrec_run_at(const struct mmc_nrec *first, const struct mmc_nrec *stride,
-		     uint64_t i, struct mmc_nrec *out)
-{
-	unsigned int k;
-
-	*out = *first;
-	for (k = 0; k < first->nslots && k < MMC_MAX_SLOTS; k++) {
-		out->slot[k].v = lin(first->slot[k].v, stride->slot[k].v, i);
-		out->slot[k].raw = first->slot[k].raw + stride->slot[k].raw * i;
-	}
-}
-
-void mmc_snapshot_cursor_init(const struct mmc_snapshot *snap, size_t range,
-			      struct mmc_snapshot_cursor *cur)
-{
-	memset(cur, 0, sizeof(*cur));
-	cur->snap = snap;
-	cur->range = range;
-	cur->pfn = range < snap->nranges ? snap->ranges[range].r.start_pfn : 0;
-}
-
-bool mmc_snapshot_cursor_next(struct mmc_snapshot_cursor *cur, uint64_t *pfn,
-			      struct mmc_nrec *rec)
-{
-	const struct snap_range *r;
-
-	if (cur->range >= cur->snap->nranges)
+	if (!snap->discovery_incomplete || !snap->problem_has_address)
 		return false;
-	r = &cur->snap->ranges[cur->range];
-	while (cur->run < r->nruns && cur->i >= r->runs[cur->run].count) {
-		cur->run++;
-		cur->i = 0;
-	}
-	if (cur->run >= r->nruns)
-		return false;
-	if (rec)
-		run_record(r, &r->runs[cur->run], cur->i, rec);
-	if (pfn)
-		*pfn = cur->pfn;
-	cur->i++;
-	cur->pfn++;
+	if (address)
+		*address = snap->problem_address;
 	return true;
 }
 
-bool mmc_snapshot_find_run(const struct mmc_snapshot *snap, size_t range,
-			   uint64_t pfn, size_t *run)
+struct mmc_error *mmc_snapshot_add_note(struct mmc_snapshot *snap, const char *note)
 {
-	const struct snap_range *r;
-	size_t lo, hi;
+	char **n;
+	char *copy;
 
-	if (range >= snap->nranges)
-		return false;
-	r = &snap->ranges[range];
-	if (pfn < r->r.start_pfn || pfn - r->r.start_pfn >= r->nrecs)
-		return false;
-	lo = 0;
-	hi = r->nruns;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->runs[mid].start <= pfn)
-			lo = mid;
-		else
-			hi = mid;
+	if (snap->nnotes >= MMC_SNAPSHOT_MAX_NOTES)
+		return NULL;	/* the first ones say it */
+	copy = strndup(note ? note : "", MMC_SNAPSHOT_TEXT_MAX - 1);
+	if (!copy)
+		return mmc_error_nomem();
+	n = realloc(snap->notes, (snap->nnotes + 1) * sizeof(*n));
+	if (!n) {
+		free(copy);
+		return mmc_error_nomem();
 	}
-	*run = lo;
-	return true;
+	snap->notes = n;
+	snap->notes[snap->nnotes++] = copy;
+	return NULL;
 }
 
-bool mmc_snapshot_get(const struct mmc_snapshot *snap, size_t range,
-		      uint64_t pfn, struct mmc_nrec *rec)
+size_t mmc_snapshot_nnotes(const struct mmc_snapshot *snap)
 {
-	const struct snap_range *r;
-	size_t run;
-
-	if (!mmc_snapshot_find_run(snap, range, pfn, &run))
-		return false;
-	r = &snap->ranges[range];
-	run_record(r, &r->runs[run], pfn - r->runs[run].start, rec);
-	return true;
+	return snap->nnotes;
 }
 
-size_t mmc_snapshot_range_nruns(const struct mmc_snapshot *snap, size_t range)
+const char *mmc_snapshot_note(const struct mmc_snapshot *snap, size_t i)
 {
-	return range < snap->nranges ? snap->ranges[range].nruns : 0;
-}
-
-void mmc_snapshot_range_run(const struct mmc_snapshot *snap, size_t range,
-			    size_t run, uint64_t *first_pfn, uint64_t *count,
-			    struct mmc_nrec *first, struct mmc_nrec *stride)
-{
-	const struct snap_range *r = &snap->ranges[range];
-	const struct snap_run *ru = &r->runs[run];
-
-	if (first_pfn)
-		*first_pfn = ru->start;
-	if (count)
-		*count = ru->count;
-	run_first_stride(r, ru, first, stride);
-}
-
-size_t mmc_snapshot_range_nvframes(const struct mmc_snapshot *snap, size_t range)
-{
-	return range < snap->nranges ? (size_t)snap->ranges[range].nvframes : 0;
-}
-
-size_t mmc_snapshot_range_nvframe_runs(const struct mmc_snapshot *snap, size_t range)
-{
-	return range < snap->nranges ? snap->ranges[range].nvruns : 0;
-}
-
-void mmc_snapshot_range_vframe_run(const struct mmc_snapshot *snap, size_t range,
-				   size_t run, uint64_t *first_index,
-				   uint64_t *count, struct mmc_vframe *first,
-				   struct mmc_vframe *stride)
-{
-	const struct snap_vrun *v = &snap->ranges[range].vruns[run];
-
-	if (first_index)
-		*first_index = v->start;
-	if (count)
-		*count = v->count;
-	if (first) {
-		memset(first, 0, sizeof(*first));
-		first->kind = v->kind;
-		first->share_back = v->share_back;
-		first->dev_off = v->dev_off;
-		first->paddr = v->paddr;
-	}
-	if (stride) {
-		memset(stride, 0, sizeof(*stride));
-		stride->kind = v->kind;
-		stride->share_back = v->d_share;
-		stride->dev_off = v->d_dev;
-		stride->paddr = v->d_paddr;
-	}
-}
-
-void mmc_snapshot_range_vframe(const struct mmc_snapshot *snap, size_t range,
-			       size_t i, struct mmc_vframe *vf)
-{
-	const struct snap_range *r = &snap->ranges[range];
-	const struct snap_vrun *v;
-	size_t lo = 0, hi = r->nvruns;
-	uint64_t k;
-
-	memset(vf, 0, sizeof(*vf));
-	if (i >= r->nvframes || !r->nvruns) {
-		vf->kind = MMC_VF_UNREADABLE;
-		return;
-	}
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->vruns[mid].start <= i)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	v = &r->vruns[lo];
-	k = i - v->start;
-	vf->kind = v->kind;
-	vf->share_back = lin(v->share_back, v->d_share, k);
-	vf->dev_off = lin(v->dev_off, v->d_dev, k);
-	vf->paddr = v->paddr + v->d_paddr * k;
-}
-
-static bool geom_same(const struct mmc_geom *a, const struct mmc_geom *b)
-{
-	return a->page_size == b->page_size &&
-	       a->struct_page_size == b->struct_page_size &&
-	       a->vmemmap_base == b->vmemmap_base && a->vmemmap_end == b->vmemmap_end &&
-	       a->page_offset_base == b->page_offset_base &&
-	       a->direct_map_end == b->direct_map_end &&
-	       a->vmalloc_base == b->vmalloc_base && a->vmalloc_end == b->vmalloc_end &&
-	       a->kimage_start == b->kimage_start && a->kimage_end == b->kimage_end &&
-	       a->module_start == b->module_start && a->module_end == b->module_end &&
-	       a->kaslr_offset == b->kaslr_offset &&
-	       a->poison_pointer_delta == b->poison_pointer_delta &&
-	       a->zones_width == b->zones_width && a->zones_pgshift == b->zones_pgshift &&
-	       a->nodes_width == b->nodes_width && a->nodes_pgshift == b->nodes_pgshift &&
-	       a->nr_pageflags == b->nr_pageflags;
-}
-
-static bool info_equal(const struct mmc_snapshot_info *a,
-		       const struct mmc_snapshot_info *b)
-{
-	return !strcmp(a->release, b->release) && !strcmp(a->build_id, b->build_id) &&
-	       a->layout_fingerprint == b->layout_fingerprint &&
-	       !strcmp(a->dump, b->dump) && !strcmp(a->layout_source, b->layout_source) &&
-	       !strcmp(a->created_by, b->created_by);
-}
-
-static bool nval_same(const struct mmc_nval *a, const struct mmc_nval *b)
-{
-	return a->cls == b->cls && a->region == b->region && a->off == b->off &&
-	       a->v == b->v && a->raw == b->raw;
-}
-
-static bool pgmap_same(const struct mmc_spgmap *a, const struct mmc_spgmap *b)
-{
-	return a->kaddr == b->kaddr && a->type == b->type &&
-	       !strcmp(a->type_name, b->type_name) && a->flags == b->flags &&
-	       a->vmemmap_shift == b->vmemmap_shift && a->nr_range == b->nr_range &&
-	       nval_same(&a->owner, &b->owner) && nval_same(&a->ops, &b->ops) &&
-	       a->has_altmap == b->has_altmap &&
-	       a->altmap_base_pfn == b->altmap_base_pfn &&
-	       a->altmap_end_pfn == b->altmap_end_pfn &&
-	       a->altmap_reserve == b->altmap_reserve &&
-	       a->altmap_free == b->altmap_free && a->altmap_align == b->altmap_align &&
-	       a->altmap_alloc == b->altmap_alloc;
-}
-
-static bool srange_same(const struct mmc_srange *a, const struct mmc_srange *b)
-{
-	return a->start_pfn == b->start_pfn && a->end_pfn == b->end_pfn &&
-	       a->pgmap_index == b->pgmap_index && a->range_index == b->range_index &&
-	       a->vmemmap_start == b->vmemmap_start &&
-	       a->reserve_start == b->reserve_start && a->reserve_end == b->reserve_end &&
-	       a->altmap_start == b->altmap_start && a->altmap_end == b->altmap_end;
-}
-
-static bool range_runs_same(const struct snap_range *a, const struct snap_range *b)
-{
-	size_t i;
-
-	if (a->nruns != b->nruns || a->nvruns != b->nvruns ||
-	    a->nrecs != b->nrecs || a->nvframes != b->nvframes)
-		return false;
-	for (i = 0; i < a->nruns; i++) {
-		const struct snap_run *x = &a->runs[i], *y = &b->runs[i];
-
-		if (x->start != y->start || x->count != y->count ||
-		    x->state != y->state || x->role != y->role || x->nslots != y->nslots)
-			return false;
-		for (unsigned int k = 0; k < x->nslots; k++) {
-			const struct snap_slot *p = &a->slots[x->slot0 + k];
-			const struct snap_slot *q = &b->slots[y->slot0 + k];
-
-			if (p->v != q->v || p->dv != q->dv || p->raw != q->raw ||
-			    p->draw != q->draw || p->off != q->off ||
-			    p->cls != q->cls || p->region != q->region)
-				return false;
-		}
-	}
-	for (i = 0; i < a->nvruns; i++) {
-		const struct snap_vrun *x = &a->vruns[i], *y = &b->vruns[i];
-
-		if (x->start != y->start || x->count != y->count || x->kind != y->kind ||
-		    x->share_back != y->share_back || x->d_share != y->d_share ||
-		    x->dev_off != y->dev_off || x->d_dev != y->d_dev ||
-		    x->paddr != y->paddr || x->d_paddr != y->d_paddr)
-			return false;
-	}
-	return true;
-}
-
-bool mmc_snapshot_equal_content(const struct mmc_snapshot *a,
-				const struct mmc_snapshot *b)
-{
-	size_t i;
-
-	if (!info_equal(&a->info, &b->info) ||
-	    !geom_same(&a->geom, &b->geom) ||
-	    a->npgmaps != b->npgmaps || a->nranges != b->nranges ||
-	    !a->layout != !b->layout)
-		return false;
-	if (a->layout && mmc_layout_fingerprint(a->layout) !=
-			 mmc_layout_fingerprint(b->layout))
-		return false;
-	for (i = 0; i < a->npgmaps; i++)
-		if (!pgmap_same(&a->pgmaps[i], &b->pgmaps[i]))
-			return false;
-	for (i = 0; i < a->nranges; i++) {
-		if (!srange_same(&a->ranges[i].r, &b->ranges[i].r) ||
-		    !range_runs_same(&a->ranges[i], &b->ranges[i]))
-			return false;
-	}
-	return true;
+	return i < snap->nnotes ? snap->notes[i] : NULL;
 }

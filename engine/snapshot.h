@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "layout.h"
 #include "mmc_error.h"
@@ -67,6 +68,10 @@ struct mmc_error *mmc_snapshot_end_range(struct mmc_snapshot *snap);
  * return true; else false, and the caller appends the record as usual.
  */
 bool mmc_snapshot_extend_same(struct mmc_snapshot *snap);
+/* Up to n such records at once (the same checks, counted once): returns
+ * how many were taken, min(n, what the run's stride allows, the records
+ * left in the range), or 0. */
+uint64_t mmc_snapshot_extend_same_n(struct mmc_snapshot *snap, uint64_t n);
 
 /* Reading */
 const struct mmc_snapshot_info *mmc_snapshot_info(const struct mmc_snapshot *snap);
@@ -82,6 +87,40 @@ uint64_t mmc_snapshot_nruns(const struct mmc_snapshot *snap);
 /* Count of records per state, over all ranges. */
 uint64_t mmc_snapshot_count_state(const struct mmc_snapshot *snap,
 				  enum mmc_page_state state);
+/* UNREADABLE records with that reason (MMC_UR_UNKNOWN: version-1 files). */
+uint64_t mmc_snapshot_count_unreadable(const struct mmc_snapshot *snap,
+				       enum mmc_unread_reason reason);
+
+/*
+ * Discovery.  A snapshot whose discovery was complete holds every pgmap
+ * and range of the image.  When a kernel structure discovery needs
+ * (pgmap_array, an xa_node, a dev_pagemap and its ranges) could not be
+ * read or makes no sense, the snapshot holds what was found before that,
+ * and says why: nothing can be concluded from a range that is missing
+ * from it.  Snapshot files of version 1 read as complete.
+ */
+bool mmc_snapshot_discovery_complete(const struct mmc_snapshot *snap);
+/* NULL when complete; else what failed, e.g. "walking pgmap_array:
+ * reading xa_node: ...: dump truncated: ..." (without path or address). */
+const char *mmc_snapshot_discovery_problem(const struct mmc_snapshot *snap);
+/* The kernel address discovery could not read (false if none recorded). */
+bool mmc_snapshot_discovery_address(const struct mmc_snapshot *snap,
+				    uint64_t *address);
+void mmc_snapshot_set_discovery_problem(struct mmc_snapshot *snap,
+					const char *problem, bool has_address,
+					uint64_t address);
+
+/*
+ * Notes about the dump the snapshot was made from, in the order found:
+ * "6.12-base-b1.kdump: dump truncated: the file is M bytes, its headers
+ * need K; N pages past the end are unreadable".  At most
+ * MMC_SNAPSHOT_MAX_NOTES are kept, each under MMC_SNAPSHOT_TEXT_MAX bytes.
+ */
+#define MMC_SNAPSHOT_MAX_NOTES 16
+#define MMC_SNAPSHOT_TEXT_MAX 512
+struct mmc_error *mmc_snapshot_add_note(struct mmc_snapshot *snap, const char *note);
+size_t mmc_snapshot_nnotes(const struct mmc_snapshot *snap);
+const char *mmc_snapshot_note(const struct mmc_snapshot *snap, size_t i);
 
 /* Sequential access to one range's records. */
 struct mmc_snapshot_cursor {
@@ -90,6 +129,10 @@ struct mmc_snapshot_cursor {
 	size_t run;		/* current run */
 	uint64_t i;		/* index within the run */
 	uint64_t pfn;		/* pfn of the next record */
+	/* the current run, decoded */
+	bool loaded;
+	uint64_t count;
+	struct mmc_nrec first, stride;
 };
 void mmc_snapshot_cursor_init(const struct mmc_snapshot *snap, size_t range,
 			      struct mmc_snapshot_cursor *cur);
@@ -109,8 +152,38 @@ size_t mmc_snapshot_range_nvframes(const struct mmc_snapshot *snap, size_t range
 void mmc_snapshot_range_vframe(const struct mmc_snapshot *snap, size_t range,
 			       size_t i, struct mmc_vframe *vf);
 
+/*
+ * Streaming: the file written while the snapshot is built, so that memory
+ * stays O(one batch of patterns) however many runs the image has.  Call
+ * mmc_snapshot_stream_open() after mmc_snapshot_create(), before the first
+ * range, with a seekable stream open for reading and writing at offset 0
+ * (mmc_outfile_open() gives one; not standard output); build as usual;
+ * then, with discovery problem and notes set, mmc_snapshot_stream_finish()
+ * completes the file (the same bytes mmc_snapshot_write() would give).
+ * Afterwards the snapshot holds counts, pgmaps and ranges but no runs:
+ * it can be neither read run by run nor saved again.
+ */
+struct mmc_error *mmc_snapshot_stream_open(struct mmc_snapshot *snap, FILE *f,
+					   const char *name);
+struct mmc_error *mmc_snapshot_stream_finish(struct mmc_snapshot *snap);
+/* Its runs went to a file (mmc_snapshot_stream_finish()). */
+bool mmc_snapshot_streamed(const struct mmc_snapshot *snap);
+
 /* Files */
 struct mmc_error *mmc_snapshot_save(const struct mmc_snapshot *snap, const char *path);
+/* The same, refusing to replace any of inputs[0..ninputs) (outfile.h);
+ * path "-" is standard output. */
+struct mmc_error *mmc_snapshot_save_checked(const struct mmc_snapshot *snap,
+					    const char *path,
+					    const char *const *inputs,
+					    size_t ninputs);
+/* A snapshot file's bytes already in memory (path names it in errors). */
+struct mmc_error *mmc_snapshot_load_buffer(const uint8_t *buf, size_t size,
+					   const char *path,
+					   struct mmc_snapshot **out);
+/* The whole file to an open stream (name for messages). */
+struct mmc_error *mmc_snapshot_write(const struct mmc_snapshot *snap, FILE *f,
+				     const char *name);
 struct mmc_error *mmc_snapshot_load(const char *path, struct mmc_snapshot **out);
 
 /*
@@ -148,10 +221,62 @@ void mmc_snapshot_set_info(struct mmc_snapshot *snap,
  * vframe runs; the layouts are compared by fingerprint.  For tests. */
 bool mmc_snapshot_equal_content(const struct mmc_snapshot *a,
 				const struct mmc_snapshot *b);
-/* Bytes of heap the snapshot holds for runs (O(runs), for tests/bench). */
+/* Bytes of heap the snapshot holds for runs (O(patterns + unrepeated
+ * runs), for tests/bench). */
 size_t mmc_snapshot_mem_bytes(const struct mmc_snapshot *snap);
 
+/*
+ * Patterns.  A range's runs are kept as patterns: a body of nbody
+ * consecutive runs repeated `reps` times, repetition r starting
+ * r * period pfns after the first, its body run b having the first record
+ * of body run b plus r * rep_delta (v and raw of every slot, wrapping;
+ * stride, count and everything else equal).  A pattern with reps 1 is a
+ * plain stretch of runs.  The runs above (mmc_snapshot_range_run()) are
+ * the patterns expanded: pattern i's run b of repetition r is run
+ * first_run + r * nbody + b.  The builder folds runs into patterns as
+ * they close; the loader keeps a file's patterns.
+ */
+struct mmc_snapshot_pattern {
+	uint64_t start;		/* first pfn (vframe patterns: first frame index) */
+	uint64_t period;	/* pfns (frames) per repetition */
+	uint64_t reps;		/* >= 1 */
+	uint64_t first_run;	/* index of its first run among the range's runs */
+	uint32_t nbody;		/* runs per repetition, >= 1 */
+};
+size_t mmc_snapshot_range_npatterns(const struct mmc_snapshot *snap, size_t range);
+void mmc_snapshot_range_pattern(const struct mmc_snapshot *snap, size_t range, size_t i,
+				struct mmc_snapshot_pattern *p);
+/* Body run b of pattern i: count, first record, stride, per-repetition
+ * delta (any may be NULL; rep_delta is zero when reps is 1). */
+void mmc_snapshot_range_pattern_run(const struct mmc_snapshot *snap, size_t range,
+				    size_t i, uint32_t b, uint64_t *count,
+				    struct mmc_nrec *first, struct mmc_nrec *stride,
+				    struct mmc_nrec *rep_delta);
+size_t mmc_snapshot_range_nvframe_patterns(const struct mmc_snapshot *snap, size_t range);
+void mmc_snapshot_range_vframe_pattern(const struct mmc_snapshot *snap, size_t range,
+				       size_t i, struct mmc_snapshot_pattern *p);
+void mmc_snapshot_range_vframe_pattern_run(const struct mmc_snapshot *snap, size_t range,
+					   size_t i, uint32_t b, uint64_t *count,
+					   struct mmc_vframe *first,
+					   struct mmc_vframe *stride,
+					   struct mmc_vframe *rep_delta);
+/* Append a whole pattern at the end of the open range (the loader): nbody
+ * runs counts[b], firsts[b], strides[b], repeated reps times with
+ * rep_deltas[b] (unused when reps is 1).  Checked like append_run. */
+struct mmc_error *mmc_snapshot_append_pattern(struct mmc_snapshot *snap, uint32_t nbody,
+					      const uint64_t *counts,
+					      const struct mmc_nrec *firsts,
+					      const struct mmc_nrec *strides,
+					      const struct mmc_nrec *rep_deltas,
+					      uint64_t reps);
+struct mmc_error *mmc_snapshot_append_vframe_pattern(struct mmc_snapshot *snap,
+						     uint32_t nbody, const uint64_t *counts,
+						     const struct mmc_vframe *firsts,
+						     const struct mmc_vframe *strides,
+						     const struct mmc_vframe *rep_deltas,
+						     uint64_t reps);
+
 #define MMC_SNAPSHOT_MAGIC "MMCSNAP"	/* 8 bytes with the NUL */
-#define MMC_SNAPSHOT_VERSION 1
+#define MMC_SNAPSHOT_VERSION 3	/* written; versions 1 to 3 are read */
 
 #endif

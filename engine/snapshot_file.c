@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Snapshot files (doc/SNAPSHOT-FORMAT.md): little-endian, versioned, tagged
- * sections, FNV-1a 64 trailer.  Written to PATH.tmp.XXXXXX, fsync'ed and
- * renamed.  The loader reads the whole file, checks size, magic, version and
- * checksum, then parses every section with bounds checks: every error names
- * the file and the byte offset.
+ * Snapshot files, reading (doc/SNAPSHOT-FORMAT.md): little-endian,
+ * versioned, tagged sections, FNV-1a 64 trailer.  The loader reads the
+ * whole file, checks size, magic, version and checksum, then parses every
+ * section with bounds checks: every error names the file and the byte
+ * offset.  Writing: snapshot_write.c.
  */
 #include "snapshot.h"
+
+#include "mmc_util.h"
+#include "snapshot_format.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,381 +19,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define HDR_SIZE 24		/* magic[8], version u32, flags u32, file size u64 */
-#define SEC_HDR 12		/* tag[4], length u64 */
-#define TRAILER 8
-#define NVAL_SIZE 20		/* cls u8, region u8, off u16, v i64, raw u64 */
-#define RUN_HDR 11		/* count u64, state u8, role u8, nslots u8 */
-#define RUN_SLOT 36		/* nval + dv i64 + draw u64 */
-#define VRUN_SIZE 57		/* count u64, kind u8, 6 x 64-bit */
-#define RANGE_HDR 80		/* 7 x u64, 2 x u32, nruns u64, nvruns u64 */
-
-static const char tag_info[4] = { 'I', 'N', 'F', 'O' };
-static const char tag_layout[4] = { 'L', 'A', 'Y', 'T' };
-static const char tag_geom[4] = { 'G', 'E', 'O', 'M' };
-static const char tag_pgmaps[4] = { 'P', 'G', 'M', 'P' };
-static const char tag_ranges[4] = { 'R', 'N', 'G', 'S' };
-
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-#define FNV_INIT 0xcbf29ce484222325ULL
-
-/* ---- writing ---- */
-
-struct emit {
-	uint8_t *buf;		/* memory mode when f == NULL */
-	size_t len, cap;
-	FILE *f;
-	uint64_t hash;
-	uint64_t n;
-	bool failed;
-};
-
-static void put(struct emit *e, const void *p, size_t n)
-{
-	if (e->failed || !n)
-		return;
-	if (e->f) {
-		if (fwrite(p, 1, n, e->f) != n) {
-			e->failed = true;
-			return;
-		}
-		e->hash = fnv1a(e->hash, p, n);
-	} else {
-		if (e->len + n > e->cap) {
-			size_t ncap = e->cap ? e->cap : 256;
-			uint8_t *q;
-
-			while (ncap < e->len + n)
-				ncap *= 2;
-			q = realloc(e->buf, ncap);
-			if (!q) {
-				e->failed = true;
-				return;
-			}
-			e->buf = q;
-			e->cap = ncap;
-		}
-		memcpy(e->buf + e->len, p, n);
-		e->len += n;
-	}
-	e->n += n;
-}
-
-static void put_le(struct emit *e, uint64_t v, unsigned int bytes)
-{
-	uint8_t b[8];
-	unsigned int i;
-
-	for (i = 0; i < bytes; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	put(e, b, bytes);
-}
-
-static void put_u8(struct emit *e, uint64_t v) { put_le(e, v, 1); }
-static void put_u16(struct emit *e, uint64_t v) { put_le(e, v, 2); }
-static void put_u32(struct emit *e, uint64_t v) { put_le(e, v, 4); }
-static void put_u64(struct emit *e, uint64_t v) { put_le(e, v, 8); }
-
-static void put_str(struct emit *e, const char *s)
-{
-	size_t n = strlen(s);
-
-	put_u32(e, n);
-	put(e, s, n);
-}
-
-static void put_nval(struct emit *e, const struct mmc_nval *v)
-{
-	put_u8(e, v->cls);
-	put_u8(e, v->region);
-	put_u16(e, v->off);
-	put_u64(e, (uint64_t)v->v);
-	put_u64(e, v->raw);
-}
-
-static void emit_info(struct emit *e, const struct mmc_snapshot_info *in)
-{
-	put_str(e, in->release);
-	put_str(e, in->build_id);
-	put_u64(e, in->layout_fingerprint);
-	put_str(e, in->dump);
-	put_str(e, in->layout_source);
-	put_str(e, in->created_by);
-}
-
-static void emit_geom(struct emit *e, const struct mmc_geom *g)
-{
-	put_u32(e, g->page_size);
-	put_u32(e, g->struct_page_size);
-	put_u64(e, g->vmemmap_base);
-	put_u64(e, g->vmemmap_end);
-	put_u64(e, g->page_offset_base);
-	put_u64(e, g->direct_map_end);
-	put_u64(e, g->vmalloc_base);
-	put_u64(e, g->vmalloc_end);
-	put_u64(e, g->kimage_start);
-	put_u64(e, g->kimage_end);
-	put_u64(e, g->module_start);
-	put_u64(e, g->module_end);
-	put_u64(e, g->kaslr_offset);
-	put_u64(e, g->poison_pointer_delta);
-	put_u32(e, g->zones_width);
-	put_u32(e, g->zones_pgshift);
-	put_u32(e, g->nodes_width);
-	put_u32(e, g->nodes_pgshift);
-	put_u32(e, g->nr_pageflags);
-}
-
-static void emit_pgmaps(struct emit *e, const struct mmc_snapshot *snap)
-{
-	size_t i, n = mmc_snapshot_npgmaps(snap);
-
-	put_u32(e, n);
-	for (i = 0; i < n; i++) {
-		const struct mmc_spgmap *p = mmc_snapshot_pgmap(snap, i);
-
-		put_u64(e, p->kaddr);
-		put_u64(e, (uint64_t)p->type);
-		put_str(e, p->type_name);
-		put_u64(e, p->flags);
-		put_u32(e, p->vmemmap_shift);
-		put_u32(e, p->nr_range);
-		put_nval(e, &p->owner);
-		put_nval(e, &p->ops);
-		put_u8(e, p->has_altmap);
-		put_u64(e, p->altmap_base_pfn);
-		put_u64(e, p->altmap_end_pfn);
-		put_u64(e, p->altmap_reserve);
-		put_u64(e, p->altmap_free);
-		put_u64(e, p->altmap_align);
-		put_u64(e, p->altmap_alloc);
-	}
-}
-
-static uint64_t ranges_len(const struct mmc_snapshot *snap)
-{
-	uint64_t len = 4;
-	size_t i, j;
-
-	for (i = 0; i < mmc_snapshot_nranges(snap); i++) {
-		size_t nr = mmc_snapshot_range_nruns(snap, i);
-
-		len += RANGE_HDR;
-		for (j = 0; j < nr; j++) {
-			struct mmc_nrec first;
-
-			mmc_snapshot_range_run(snap, i, j, NULL, NULL, &first, NULL);
-			len += RUN_HDR + (uint64_t)first.nslots * RUN_SLOT;
-		}
-		len += (uint64_t)mmc_snapshot_range_nvframe_runs(snap, i) * VRUN_SIZE;
-	}
-	return len;
-}
-
-static void emit_ranges(struct emit *e, const struct mmc_snapshot *snap)
-{
-	size_t i, j, k;
-
-	put_u32(e, mmc_snapshot_nranges(snap));
-	for (i = 0; i < mmc_snapshot_nranges(snap); i++) {
-		const struct mmc_srange *r = mmc_snapshot_range(snap, i);
-		size_t nr = mmc_snapshot_range_nruns(snap, i);
-		size_t nv = mmc_snapshot_range_nvframe_runs(snap, i);
-
-		put_u64(e, r->start_pfn);
-		put_u64(e, r->end_pfn);
-		put_u32(e, r->pgmap_index);
-		put_u32(e, r->range_index);
-		put_u64(e, r->vmemmap_start);
-		put_u64(e, r->reserve_start);
-		put_u64(e, r->reserve_end);
-		put_u64(e, r->altmap_start);
-		put_u64(e, r->altmap_end);
-		put_u64(e, nr);
-		put_u64(e, nv);
-		for (j = 0; j < nr && !e->failed; j++) {
-			struct mmc_nrec first, stride;
-			uint64_t count;
-
-			mmc_snapshot_range_run(snap, i, j, NULL, &count, &first, &stride);
-			put_u64(e, count);
-			put_u8(e, first.state);
-			put_u8(e, first.role);
-			put_u8(e, first.nslots);
-			for (k = 0; k < first.nslots; k++) {
-				put_nval(e, &first.slot[k]);
-				put_u64(e, (uint64_t)stride.slot[k].v);
-				put_u64(e, stride.slot[k].raw);
-			}
-		}
-		for (j = 0; j < nv && !e->failed; j++) {
-			struct mmc_vframe first, stride;
-			uint64_t count;
-
-			mmc_snapshot_range_vframe_run(snap, i, j, NULL, &count, &first, &stride);
-			put_u64(e, count);
-			put_u8(e, first.kind);
-			put_u64(e, (uint64_t)first.share_back);
-			put_u64(e, (uint64_t)stride.share_back);
-			put_u64(e, (uint64_t)first.dev_off);
-			put_u64(e, (uint64_t)stride.dev_off);
-			put_u64(e, first.paddr);
-			put_u64(e, stride.paddr);
-		}
-	}
-}
-
-static void put_section(struct emit *out, const char tag[4], const struct emit *body)
-{
-	put(out, tag, 4);
-	put_u64(out, body->len);
-	put(out, body->buf, body->len);
-}
-
-static void fsync_dir(const char *path)
-{
-	char *copy = strdup(path);
-	int fd;
-
-	if (!copy)
-		return;
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
-	if (fd >= 0) {
-		(void)fsync(fd);
-		close(fd);
-	}
-	free(copy);
-}
-
-struct mmc_error *mmc_snapshot_save(const struct mmc_snapshot *snap, const char *path)
-{
-	struct emit info = { 0 }, layt = { 0 }, geom = { 0 }, pgm = { 0 };
-	struct emit out = { 0 };
-	struct mmc_error *err = NULL;
-	uint64_t rlen, total, start_n;
-	char *tmp = NULL;
-	int fd = -1;
-
-	emit_info(&info, mmc_snapshot_info(snap));
-	emit_geom(&geom, mmc_snapshot_geom(snap));
-	emit_pgmaps(&pgm, snap);
-	if (mmc_snapshot_layout(snap)) {
-		char *text = NULL;
-		size_t tlen = 0;
-		FILE *mf = open_memstream(&text, &tlen);
-
-		if (!mf) {
-			err = mmc_error_nomem();
-			goto out;
-		}
-		err = mmc_layout_write_text(mf, mmc_snapshot_layout(snap));
-		if (fclose(mf) != 0 && !err)
-			err = mmc_error_nomem();
-		if (!err)
-			put(&layt, text, tlen);
-		free(text);
-		if (err)
-			goto out;
-	}
-	if (info.failed || layt.failed || geom.failed || pgm.failed) {
-		err = mmc_error_nomem();
-		goto out;
-	}
-	rlen = ranges_len(snap);
-	total = HDR_SIZE + 5 * SEC_HDR + info.len + layt.len + geom.len + pgm.len +
-		rlen + TRAILER;
-
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
-		tmp = NULL;
-		err = mmc_error_nomem();
-		goto out;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = mmc_error_os(errno, tmp, "mkstemp");
-		goto out;
-	}
-	out.f = fdopen(fd, "wb");
-	if (!out.f) {
-		err = mmc_error_os(errno, tmp, "fdopen");
-		goto out_unlink;
-	}
-	fd = -1;
-	out.hash = FNV_INIT;
-	put(&out, MMC_SNAPSHOT_MAGIC, 8);
-	put_u32(&out, MMC_SNAPSHOT_VERSION);
-	put_u32(&out, 0);
-	put_u64(&out, total);
-	put_section(&out, tag_info, &info);
-	put_section(&out, tag_layout, &layt);
-	put_section(&out, tag_geom, &geom);
-	put_section(&out, tag_pgmaps, &pgm);
-	put(&out, tag_ranges, 4);
-	put_u64(&out, rlen);
-	start_n = out.n;
-	emit_ranges(&out, snap);
-	if (!out.failed && out.n - start_n != rlen) {
-		err = mmc_error_create(MMC_ERR_INTERNAL, tmp,
-				       "ranges section: wrote %llu bytes, computed %llu",
-				       (unsigned long long)(out.n - start_n),
-				       (unsigned long long)rlen);
-		goto out_close;
-	}
-	put_u64(&out, out.hash);
-	if (out.failed || fflush(out.f) != 0) {
-		err = mmc_error_os(errno, tmp, "write");
-		goto out_close;
-	}
-	if (fsync(fileno(out.f)) != 0) {
-		err = mmc_error_os(errno, tmp, "fsync");
-		goto out_close;
-	}
-	if (fclose(out.f) != 0) {
-		out.f = NULL;
-		err = mmc_error_os(errno, tmp, "close");
-		goto out_unlink;
-	}
-	out.f = NULL;
-	if (rename(tmp, path) != 0) {
-		err = mmc_error_os(errno, path, "rename from %s", tmp);
-		goto out_unlink;
-	}
-	fsync_dir(path);
-	goto out;
-
-out_close:
-	fclose(out.f);
-	out.f = NULL;
-out_unlink:
-	unlink(tmp);
-out:
-	if (fd >= 0)
-		close(fd);
-	free(tmp);
-	free(info.buf);
-	free(layt.buf);
-	free(geom.buf);
-	free(pgm.buf);
-	return err;
-}
-
 /* ---- reading ---- */
+
+/* The file's bytes: all in memory (p), or read through a window (fd). */
+#define WIN_SIZE (256u << 10)
 
 struct rd {
 	const uint8_t *p;
+	int fd;
+	uint8_t *win;
+	uint64_t win_off, win_len;
+	uint64_t size;
 	uint64_t end;		/* current limit (section end) */
 	uint64_t pos;
+	uint32_t version;
 	const char *path;
 	struct mmc_error *err;
 };
@@ -412,6 +54,38 @@ static struct mmc_error *bad(struct rd *r, uint64_t off, const char *fmt, ...)
 	return r->err;
 }
 
+/* Bytes [pos, pos + n) of the file, n <= WIN_SIZE, inside it; NULL (and
+ * r->err) when they cannot be read. */
+static const uint8_t *bytes(struct rd *r, uint64_t pos, uint64_t n)
+{
+	uint64_t len;
+	size_t got = 0;
+
+	if (r->p)
+		return r->p + pos;
+	if (pos >= r->win_off && pos + n <= r->win_off + r->win_len)
+		return r->win + (pos - r->win_off);
+	len = r->size - pos < WIN_SIZE ? r->size - pos : WIN_SIZE;
+	while (got < len) {
+		ssize_t k = pread(r->fd, r->win + got, len - got, (off_t)(pos + got));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (!r->err)
+				r->err = mmc_error_os(k < 0 ? errno : EIO, r->path,
+						      "read at byte offset %llu",
+						      (unsigned long long)(pos + got));
+			r->win_len = 0;
+			return NULL;
+		}
+		got += (size_t)k;
+	}
+	r->win_off = pos;
+	r->win_len = len;
+	return r->win;
+}
+
 static bool need(struct rd *r, uint64_t n, const char *what)
 {
 	if (r->err)
@@ -424,16 +98,17 @@ static bool need(struct rd *r, uint64_t n, const char *what)
 	return true;
 }
 
-static uint64_t get_le(struct rd *r, unsigned int bytes, const char *what)
+static uint64_t get_le(struct rd *r, unsigned int n, const char *what)
 {
+	const uint8_t *b;
 	uint64_t v = 0;
 	unsigned int i;
 
-	if (!need(r, bytes, what))
+	if (!need(r, n, what) || !(b = bytes(r, r->pos, n)))
 		return 0;
-	for (i = 0; i < bytes; i++)
-		v |= (uint64_t)r->p[r->pos + i] << (8 * i);
-	r->pos += bytes;
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)b[i] << (8 * i);
+	r->pos += n;
 	return v;
 }
 
@@ -444,6 +119,7 @@ static uint64_t get_u64(struct rd *r, const char *w) { return get_le(r, 8, w); }
 
 static void get_str(struct rd *r, char *dst, size_t size, const char *what)
 {
+	const uint8_t *b;
 	uint64_t at = r->pos;
 	uint32_t n = get_u32(r, what);
 
@@ -454,13 +130,13 @@ static void get_str(struct rd *r, char *dst, size_t size, const char *what)
 		bad(r, at, "%s: length %u exceeds %zu", what, n, size - 1);
 		return;
 	}
-	if (!need(r, n, what))
+	if (!need(r, n, what) || !(b = bytes(r, r->pos, n)))
 		return;
-	if (memchr(r->p + r->pos, 0, n)) {
+	if (memchr(b, 0, n)) {
 		bad(r, r->pos, "%s: NUL inside the string", what);
 		return;
 	}
-	memcpy(dst, r->p + r->pos, n);
+	memcpy(dst, b, n);
 	dst[n] = 0;
 	r->pos += n;
 }
@@ -488,11 +164,12 @@ static void get_nval(struct rd *r, struct mmc_nval *v, const char *what)
 static uint64_t section(struct rd *r, uint64_t file_end, const char tag[4])
 {
 	uint64_t at = r->pos, len;
+	const uint8_t *b;
 
 	r->end = file_end;
-	if (!need(r, SEC_HDR, "section header"))
+	if (!need(r, SEC_HDR, "section header") || !(b = bytes(r, r->pos, 4)))
 		return 0;
-	if (memcmp(r->p + r->pos, tag, 4) != 0) {
+	if (memcmp(b, tag, 4) != 0) {
 		bad(r, at, "expected section '%.4s'", tag);
 		return 0;
 	}
@@ -553,6 +230,11 @@ static void parse_geom(struct rd *r, struct mmc_geom *g)
 	g->nodes_width = get_u32(r, "geometry");
 	g->nodes_pgshift = get_u32(r, "geometry");
 	g->nr_pageflags = get_u32(r, "geometry");
+	if (r->version >= 2) {
+		g->pgtable_levels = get_u32(r, "geometry");
+		g->base_origin = get_u8(r, "geometry");
+		g->levels_origin = get_u8(r, "geometry");
+	}
 	if (r->err)
 		return;
 	if (g->page_size == 0 || (g->page_size & (g->page_size - 1)) ||
@@ -564,6 +246,14 @@ static void parse_geom(struct rd *r, struct mmc_geom *g)
 	else if (g->zones_width > 64 || g->zones_pgshift > 63 ||
 		 g->nodes_width > 64 || g->nodes_pgshift > 63 || g->nr_pageflags > 64)
 		bad(r, at + 104, "page flags layout out of range");
+	else if (g->pgtable_levels != 0 && g->pgtable_levels != 4 &&
+		 g->pgtable_levels != 5)
+		bad(r, at + 124, "%u page-table levels (4 or 5, or 0: not recorded)",
+		    g->pgtable_levels);
+	else if (g->base_origin > MMC_BASES_FIXED)
+		bad(r, at + 128, "memory layout origin %u out of range", g->base_origin);
+	else if (g->levels_origin > MMC_LEVELS_PAGE_TABLES)
+		bad(r, at + 129, "paging depth origin %u out of range", g->levels_origin);
 }
 
 static void parse_pgmaps(struct rd *r, struct mmc_snapshot *snap)
@@ -611,115 +301,332 @@ static void parse_pgmaps(struct rd *r, struct mmc_snapshot *snap)
 	}
 }
 
-static void parse_runs(struct rd *r, struct mmc_snapshot *snap,
-		       const struct mmc_srange *sr, uint64_t nruns)
+/* One page run at r->pos (v1/v2, or a v3 pattern's body run, with its
+ * per-repetition deltas when rep is not NULL).  `left`: pages the range
+ * still has; `what`: "run N" or "pattern N run M" for messages. */
+static uint64_t read_run(struct rd *r, const char *what, uint64_t left,
+			 struct mmc_nrec *first, struct mmc_nrec *stride,
+			 struct mmc_nrec *rep)
 {
-	uint64_t npages = sr->end_pfn - sr->start_pfn, seen = 0, j;
+	uint64_t at = r->pos, count;
 	unsigned int k;
 
-	for (j = 0; j < nruns && !r->err; j++) {
-		struct mmc_nrec first, stride;
-		uint64_t at = r->pos, count;
-
-		memset(&first, 0, sizeof(first));
-		memset(&stride, 0, sizeof(stride));
-		count = get_u64(r, "run");
-		first.state = stride.state = get_u8(r, "run");
-		first.role = stride.role = get_u8(r, "run");
-		first.nslots = stride.nslots = get_u8(r, "run");
-		if (r->err)
-			return;
-		if (count == 0 || count > npages - seen) {
-			bad(r, at, "run %llu: count %llu with %llu of the range's %llu pages left",
-			    (unsigned long long)j, (unsigned long long)count,
-			    (unsigned long long)(npages - seen), (unsigned long long)npages);
-			return;
-		}
-		if (first.state > MMC_PS_NOT_INIT) {
-			bad(r, at + 8, "run %llu: page state %u out of range",
-			    (unsigned long long)j, first.state);
-			return;
-		}
-		if (first.role > MMC_ROLE_SHARED) {
-			bad(r, at + 9, "run %llu: page role %u out of range",
-			    (unsigned long long)j, first.role);
-			return;
-		}
-		if (first.nslots > MMC_MAX_SLOTS) {
-			bad(r, at + 10, "run %llu: %u slots, at most %d",
-			    (unsigned long long)j, first.nslots, MMC_MAX_SLOTS);
-			return;
-		}
-		for (k = 0; k < first.nslots && !r->err; k++) {
-			uint64_t sat;
-
-			get_nval(r, &first.slot[k], "run slot");
-			sat = r->pos;
-			stride.slot[k].cls = first.slot[k].cls;
-			stride.slot[k].v = (int64_t)get_u64(r, "run stride");
-			stride.slot[k].raw = get_u64(r, "run stride");
-			if (!r->err && first.slot[k].cls == MMC_V_RAW &&
-			    (uint64_t)stride.slot[k].v != stride.slot[k].raw)
-				bad(r, sat, "run %llu slot %u: raw stride differs from value stride",
-				    (unsigned long long)j, k);
-		}
-		if (r->err)
-			return;
-		seen += count;
-		wrap(r, at, mmc_snapshot_append_run(snap, &first, &stride, count));
+	memset(first, 0, sizeof(*first));
+	memset(stride, 0, sizeof(*stride));
+	if (rep)
+		memset(rep, 0, sizeof(*rep));
+	count = get_u64(r, "run");
+	first->state = stride->state = get_u8(r, "run");
+	first->role = stride->role = get_u8(r, "run");
+	first->nslots = stride->nslots = get_u8(r, "run");
+	if (r->version >= 2)
+		first->reason = stride->reason = get_u8(r, "run");
+	if (r->err)
+		return 0;
+	if (count == 0 || count > left) {
+		bad(r, at, "%s: count %llu with %llu of the range's pages left", what,
+		    (unsigned long long)count, (unsigned long long)left);
+		return 0;
 	}
-	if (!r->err && seen != npages)
-		bad(r, r->pos, "range [0x%llx, 0x%llx): runs hold %llu pages, want %llu",
-		    (unsigned long long)sr->start_pfn, (unsigned long long)sr->end_pfn,
-		    (unsigned long long)seen, (unsigned long long)npages);
+	if (first->state > MMC_PS_NOT_INIT) {
+		bad(r, at + 8, "%s: page state %u out of range", what, first->state);
+		return 0;
+	}
+	if (first->role > MMC_ROLE_SHARED) {
+		bad(r, at + 9, "%s: page role %u out of range", what, first->role);
+		return 0;
+	}
+	if (first->nslots > MMC_MAX_SLOTS) {
+		bad(r, at + 10, "%s: %u slots, at most %d", what, first->nslots, MMC_MAX_SLOTS);
+		return 0;
+	}
+	if (r->version < 2) {
+		if (first->state == MMC_PS_UNREADABLE)
+			first->reason = stride->reason = MMC_UR_UNKNOWN;
+	} else if (first->state == MMC_PS_UNREADABLE ?
+		   first->reason == MMC_UR_NONE || first->reason > MMC_UR_MAX :
+		   first->reason != MMC_UR_NONE) {
+		bad(r, at + 11, "%s: reason %u for page state %u", what, first->reason,
+		    first->state);
+		return 0;
+	}
+	if (rep) {
+		*rep = *stride;
+	}
+	for (k = 0; k < first->nslots && !r->err; k++) {
+		uint64_t sat;
+
+		get_nval(r, &first->slot[k], "run slot");
+		sat = r->pos;
+		stride->slot[k].cls = first->slot[k].cls;
+		stride->slot[k].v = (int64_t)get_u64(r, "run stride");
+		stride->slot[k].raw = get_u64(r, "run stride");
+		if (!r->err && first->slot[k].cls == MMC_V_RAW &&
+		    (uint64_t)stride->slot[k].v != stride->slot[k].raw) {
+			bad(r, sat, "%s slot %u: raw stride differs from value stride", what, k);
+			return 0;
+		}
+		if (!rep)
+			continue;
+		sat = r->pos;
+		rep->slot[k].cls = first->slot[k].cls;
+		rep->slot[k].v = (int64_t)get_u64(r, "pattern delta");
+		rep->slot[k].raw = get_u64(r, "pattern delta");
+		if (!r->err && first->slot[k].cls == MMC_V_RAW &&
+		    (uint64_t)rep->slot[k].v != rep->slot[k].raw)
+			bad(r, sat, "%s slot %u: raw repetition delta differs from value delta",
+			    what, k);
+	}
+	return r->err ? 0 : count;
 }
 
-static void parse_vruns(struct rd *r, struct mmc_snapshot *snap,
-			const struct mmc_srange *sr, uint64_t nv)
+/* What a range's page runs and its vmemmap frame runs share on disk:
+ * v1/v2 hold plain runs, v3 patterns (reps repetitions of a body of runs,
+ * reps 1 being a plain stretch).  One parser reads both sequences. */
+union seq_elem {
+	struct mmc_nrec page;
+	struct mmc_vframe vframe;
+};
+
+struct seq_kind {
+	const char *run_name;	/* "run" */
+	const char *pat_name;	/* "pattern" */
+	const char *unit;	/* "pages" */
+	size_t elem;		/* bytes of one first/stride/delta record */
+	uint64_t body_run;	/* bytes of one v3 body run on disk */
+	uint64_t (*want)(const struct mmc_snapshot *snap, const struct mmc_srange *sr);
+	uint64_t (*read)(struct rd *r, const char *what, uint64_t left,
+			 void *first, void *stride, void *rep);
+	struct mmc_error *(*append_run)(struct mmc_snapshot *snap, const void *first,
+					const void *stride, uint64_t count);
+	struct mmc_error *(*append_pattern)(struct mmc_snapshot *snap, uint32_t nbody,
+					    const uint64_t *counts, const void *firsts,
+					    const void *strides, const void *deltas,
+					    uint64_t reps);
+};
+
+static void parse_seq(struct rd *r, struct mmc_snapshot *snap, const struct mmc_srange *sr,
+		      uint64_t n, const struct seq_kind *k)
 {
-	uint64_t j, seen = 0;
-	uint64_t ps = mmc_snapshot_geom(snap)->page_size;
-	uint64_t want = ((sr->end_pfn - sr->start_pfn) *
-			 mmc_snapshot_geom(snap)->struct_page_size + ps - 1) / ps;
+	uint64_t want = k->want(snap, sr), seen = 0, j;
+	int patterns = r->version >= 3;
+	char *f = NULL, *s = NULL, *d = NULL;
+	uint64_t *counts = NULL;
+	size_t cap = 0;
+	char what[64];
 
-	for (j = 0; j < nv && !r->err; j++) {
-		struct mmc_vframe f, s;
-		uint64_t at = r->pos, count;
+	for (j = 0; j < n && !r->err; j++) {
+		uint64_t at = r->pos, reps = 1, period = 0;
+		uint32_t nbody = 1, b;
 
-		memset(&f, 0, sizeof(f));
-		memset(&s, 0, sizeof(s));
-		count = get_u64(r, "vframe run");
-		f.kind = get_u8(r, "vframe run");
-		f.share_back = (int64_t)get_u64(r, "vframe run");
-		s.share_back = (int64_t)get_u64(r, "vframe run");
-		f.dev_off = (int64_t)get_u64(r, "vframe run");
-		s.dev_off = (int64_t)get_u64(r, "vframe run");
-		f.paddr = get_u64(r, "vframe run");
-		s.paddr = get_u64(r, "vframe run");
+		if (patterns) {
+			reps = get_u64(r, k->pat_name);
+			nbody = get_u32(r, k->pat_name);
+			if (r->err)
+				break;
+			if (reps == 0 || nbody == 0) {
+				bad(r, at, "%s %llu: %llu repetitions of %u runs", k->pat_name,
+				    (unsigned long long)j, (unsigned long long)reps, nbody);
+				break;
+			}
+			if (nbody > (r->end - r->pos) / k->body_run) {
+				bad(r, at + 8, "%s %llu: %u runs do not fit in the section",
+				    k->pat_name, (unsigned long long)j, nbody);
+				break;
+			}
+			if (reps > 1 && nbody > PAT_MAX_BODY) {
+				bad(r, at + 8, "%s %llu: %u runs, at most %d in a repeating pattern",
+				    k->pat_name, (unsigned long long)j, nbody, PAT_MAX_BODY);
+				break;
+			}
+		}
+		if (reps == 1) {
+			/* a plain stretch: run by run */
+			for (b = 0; b < nbody && !r->err; b++) {
+				union seq_elem first, stride;
+				uint64_t rat = r->pos, count;
+
+				if (patterns)
+					snprintf(what, sizeof(what), "%s %llu run %u", k->pat_name,
+						 (unsigned long long)j, b);
+				else
+					snprintf(what, sizeof(what), "%s %llu", k->run_name,
+						 (unsigned long long)j);
+				count = k->read(r, what, want - seen, &first, &stride, NULL);
+				if (r->err)
+					break;
+				seen += count;
+				wrap(r, rat, k->append_run(snap, &first, &stride, count));
+			}
+			continue;
+		}
+		if (nbody > cap) {
+			free(f);
+			free(s);
+			free(d);
+			free(counts);
+			f = calloc(nbody, k->elem);
+			s = calloc(nbody, k->elem);
+			d = calloc(nbody, k->elem);
+			counts = calloc(nbody, sizeof(*counts));
+			cap = nbody;
+			if (!f || !s || !d || !counts) {
+				cap = 0;
+				wrap(r, at, mmc_error_nomem());
+				break;
+			}
+		}
+		for (b = 0; b < nbody && !r->err; b++) {
+			snprintf(what, sizeof(what), "%s %llu run %u", k->pat_name,
+				 (unsigned long long)j, b);
+			counts[b] = k->read(r, what, want - seen - period, f + b * k->elem,
+					    s + b * k->elem, d + b * k->elem);
+			period += counts[b];
+		}
 		if (r->err)
-			return;
-		if (count == 0 || count > want - seen) {
-			bad(r, at, "vframe run %llu: count %llu with %llu of %llu frames left",
-			    (unsigned long long)j, (unsigned long long)count,
-			    (unsigned long long)(want - seen), (unsigned long long)want);
-			return;
+			break;
+		if (period > (want - seen) / reps) {
+			bad(r, at, "%s %llu: %llu repetitions of %llu %s with %llu of the range's %llu %s left",
+			    k->pat_name, (unsigned long long)j, (unsigned long long)reps,
+			    (unsigned long long)period, k->unit, (unsigned long long)(want - seen),
+			    (unsigned long long)want, k->unit);
+			break;
 		}
-		if (f.kind > MMC_VF_UNREADABLE) {
-			bad(r, at + 8, "vframe run %llu: kind %u out of range",
-			    (unsigned long long)j, f.kind);
-			return;
-		}
-		seen += count;
-		wrap(r, at, mmc_snapshot_append_vframe_run(snap, &f, &s, count));
+		seen += period * reps;
+		wrap(r, at, k->append_pattern(snap, nbody, counts, f, s, d, reps));
 	}
+	free(f);
+	free(s);
+	free(d);
+	free(counts);
 	if (!r->err && seen != want)
-		bad(r, r->pos, "range [0x%llx, 0x%llx): %llu vmemmap frames, want %llu",
+		bad(r, r->pos, "range [0x%llx, 0x%llx): %ss hold %llu %s, want %llu",
 		    (unsigned long long)sr->start_pfn, (unsigned long long)sr->end_pfn,
-		    (unsigned long long)seen, (unsigned long long)want);
+		    patterns ? k->pat_name : k->run_name, (unsigned long long)seen, k->unit,
+		    (unsigned long long)want);
 }
+
+static uint64_t want_pages(const struct mmc_snapshot *snap, const struct mmc_srange *sr)
+{
+	(void)snap;
+	return sr->end_pfn - sr->start_pfn;
+}
+
+static uint64_t read_page_run(struct rd *r, const char *what, uint64_t left,
+			      void *first, void *stride, void *rep)
+{
+	return read_run(r, what, left, first, stride, rep);
+}
+
+static struct mmc_error *append_page_run(struct mmc_snapshot *snap, const void *first,
+					 const void *stride, uint64_t count)
+{
+	return mmc_snapshot_append_run(snap, first, stride, count);
+}
+
+static struct mmc_error *append_page_pattern(struct mmc_snapshot *snap, uint32_t nbody,
+					     const uint64_t *counts, const void *firsts,
+					     const void *strides, const void *deltas,
+					     uint64_t reps)
+{
+	return mmc_snapshot_append_pattern(snap, nbody, counts, firsts, strides, deltas, reps);
+}
+
+static const struct seq_kind page_seq = {
+	.run_name = "run", .pat_name = "pattern", .unit = "pages",
+	.elem = sizeof(struct mmc_nrec), .body_run = RUN_HDR,
+	.want = want_pages, .read = read_page_run,
+	.append_run = append_page_run, .append_pattern = append_page_pattern,
+};
+
+/* One vframe run (and its repetition deltas when rep is not NULL). */
+static uint64_t read_vrun(struct rd *r, const char *what, uint64_t left,
+			  struct mmc_vframe *f, struct mmc_vframe *s, struct mmc_vframe *rep)
+{
+	uint64_t at = r->pos, count;
+
+	memset(f, 0, sizeof(*f));
+	memset(s, 0, sizeof(*s));
+	count = get_u64(r, "vframe run");
+	f->kind = get_u8(r, "vframe run");
+	if (r->version >= 2)
+		f->reason = get_u8(r, "vframe run");
+	else if (f->kind == MMC_VF_UNREADABLE)
+		f->reason = MMC_UR_UNKNOWN;
+	f->share_back = (int64_t)get_u64(r, "vframe run");
+	s->share_back = (int64_t)get_u64(r, "vframe run");
+	f->dev_off = (int64_t)get_u64(r, "vframe run");
+	s->dev_off = (int64_t)get_u64(r, "vframe run");
+	f->paddr = get_u64(r, "vframe run");
+	s->paddr = get_u64(r, "vframe run");
+	if (rep) {
+		memset(rep, 0, sizeof(*rep));
+		rep->share_back = (int64_t)get_u64(r, "vframe pattern delta");
+		rep->dev_off = (int64_t)get_u64(r, "vframe pattern delta");
+		rep->paddr = get_u64(r, "vframe pattern delta");
+	}
+	if (r->err)
+		return 0;
+	if (count == 0 || count > left) {
+		bad(r, at, "%s: count %llu with %llu frames left", what,
+		    (unsigned long long)count, (unsigned long long)left);
+		return 0;
+	}
+	if (f->kind > MMC_VF_UNREADABLE) {
+		bad(r, at + 8, "%s: kind %u out of range", what, f->kind);
+		return 0;
+	}
+	if (f->kind == MMC_VF_UNREADABLE ?
+	    f->reason == MMC_UR_NONE || f->reason > MMC_UR_MAX :
+	    f->reason != MMC_UR_NONE) {
+		bad(r, at + 9, "%s: reason %u for kind %u", what, f->reason, f->kind);
+		return 0;
+	}
+	return count;
+}
+
+static uint64_t want_vframes(const struct mmc_snapshot *snap, const struct mmc_srange *sr)
+{
+	uint64_t ps = mmc_snapshot_geom(snap)->page_size;
+
+	return ((sr->end_pfn - sr->start_pfn) *
+		mmc_snapshot_geom(snap)->struct_page_size + ps - 1) / ps;
+}
+
+static uint64_t read_vframe_run(struct rd *r, const char *what, uint64_t left,
+				void *first, void *stride, void *rep)
+{
+	return read_vrun(r, what, left, first, stride, rep);
+}
+
+static struct mmc_error *append_vframe_run(struct mmc_snapshot *snap, const void *first,
+					   const void *stride, uint64_t count)
+{
+	return mmc_snapshot_append_vframe_run(snap, first, stride, count);
+}
+
+static struct mmc_error *append_vframe_pattern(struct mmc_snapshot *snap, uint32_t nbody,
+					       const uint64_t *counts, const void *firsts,
+					       const void *strides, const void *deltas,
+					       uint64_t reps)
+{
+	return mmc_snapshot_append_vframe_pattern(snap, nbody, counts, firsts, strides,
+						  deltas, reps);
+}
+
+static const struct seq_kind vframe_seq = {
+	.run_name = "vframe run", .pat_name = "vframe pattern", .unit = "vmemmap frames",
+	.elem = sizeof(struct mmc_vframe), .body_run = VRUN_SIZE,
+	.want = want_vframes, .read = read_vframe_run,
+	.append_run = append_vframe_run, .append_pattern = append_vframe_pattern,
+};
 
 static void parse_ranges(struct rd *r, struct mmc_snapshot *snap)
 {
+	uint64_t run_hdr = r->version >= 3 ? PAT_HDR + RUN_HDR :
+			   r->version >= 2 ? RUN_HDR : RUN_HDR_V1;
+	uint64_t vrun_size = r->version >= 3 ? PAT_HDR + VRUN_SIZE :
+			     r->version >= 2 ? VRUN_SIZE : VRUN_SIZE_V1;
 	uint64_t at = r->pos;
 	uint32_t n = get_u32(r, "range count"), i;
 
@@ -760,105 +667,151 @@ static void parse_ranges(struct rd *r, struct mmc_snapshot *snap)
 			    mmc_snapshot_npgmaps(snap));
 			return;
 		}
-		if (nruns > (r->end - r->pos) / RUN_HDR ||
-		    nv > (r->end - r->pos) / VRUN_SIZE ||
-		    nruns * RUN_HDR + nv * VRUN_SIZE > r->end - r->pos) {
+		if (nruns > (r->end - r->pos) / run_hdr ||
+		    nv > (r->end - r->pos) / vrun_size ||
+		    nruns * run_hdr + nv * vrun_size > r->end - r->pos) {
 			bad(r, nat, "range %u: %llu runs and %llu vframe runs do not fit in the section",
 			    i, (unsigned long long)nruns, (unsigned long long)nv);
 			return;
 		}
 		if (wrap(r, rat, mmc_snapshot_begin_range(snap, &sr)))
 			return;
-		parse_runs(r, snap, &sr, nruns);
-		parse_vruns(r, snap, &sr, nv);
+		parse_seq(r, snap, &sr, nruns, &page_seq);
+		parse_seq(r, snap, &sr, nv, &vframe_seq);
 		if (!r->err)
 			wrap(r, r->pos, mmc_snapshot_end_range(snap));
 	}
 }
 
-static struct mmc_error *read_all(const char *path, uint8_t **buf, uint64_t *size)
+static void parse_discovery(struct rd *r, struct mmc_snapshot *snap)
 {
-	struct stat st;
-	uint8_t *p;
-	size_t got = 0;
-	int fd;
+	char text[MMC_SNAPSHOT_TEXT_MAX];
+	uint64_t at = r->pos, addr, nat;
+	uint8_t complete, has_addr;
+	uint32_t n, i;
 
-	*buf = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return mmc_error_os(errno, path, "open");
-	if (fstat(fd, &st) != 0) {
-		int e = errno;
-
-		close(fd);
-		return mmc_error_os(e, path, "fstat");
+	complete = get_u8(r, "discovery");
+	has_addr = get_u8(r, "discovery");
+	addr = get_u64(r, "discovery");
+	get_str(r, text, sizeof(text), "discovery problem");
+	if (r->err)
+		return;
+	if (complete > 1 || has_addr > 1) {
+		bad(r, at, "discovery flags %u, %u are not 0 or 1", complete, has_addr);
+		return;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return mmc_error_create(MMC_ERR_INPUT, path, "not a regular file");
+	if (complete ? (has_addr || addr || text[0]) : !text[0]) {
+		bad(r, at, "discovery %s but a problem is %s", complete ? "complete" : "incomplete",
+		    complete ? "recorded" : "not named");
+		return;
 	}
-	if (st.st_size < HDR_SIZE + TRAILER) {
-		close(fd);
-		return mmc_error_create(MMC_ERR_INPUT, path,
-					"byte offset %lld: truncated: %lld bytes, a snapshot has at least %d",
-					(long long)st.st_size, (long long)st.st_size,
-					HDR_SIZE + TRAILER);
+	if (!complete)
+		mmc_snapshot_set_discovery_problem(snap, text, has_addr, addr);
+	nat = r->pos;
+	n = get_u32(r, "note count");
+	if (!r->err && n > MMC_SNAPSHOT_MAX_NOTES) {
+		bad(r, nat, "%u notes, at most %d", n, MMC_SNAPSHOT_MAX_NOTES);
+		return;
 	}
-	p = malloc((size_t)st.st_size);
-	if (!p) {
-		close(fd);
-		return mmc_error_nomem();
+	for (i = 0; i < n && !r->err; i++) {
+		get_str(r, text, sizeof(text), "note");
+		if (!r->err)
+			wrap(r, r->pos, mmc_snapshot_add_note(snap, text));
 	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, p + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int e = n < 0 ? errno : EIO;
-
-			free(p);
-			close(fd);
-			return mmc_error_os(e, path, "read at byte offset %zu", got);
-		}
-		got += (size_t)n;
-	}
-	close(fd);
-	*buf = p;
-	*size = (uint64_t)st.st_size;
-	return NULL;
 }
 
+static struct mmc_error *parse(struct rd *r, struct mmc_snapshot **out);
+
+/* The file through a window: memory O(window + snapshot), not O(file). */
 struct mmc_error *mmc_snapshot_load(const char *path, struct mmc_snapshot **out)
 {
-	struct rd r = { .path = path };
+	struct rd r = { .path = path, .fd = -1 };
+	struct mmc_error *err;
+	struct stat st;
+
+	*out = NULL;
+	r.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r.fd < 0)
+		return mmc_error_os(errno, path, "open");
+	if (fstat(r.fd, &st) != 0) {
+		err = mmc_error_os(errno, path, "fstat");
+	} else if (!S_ISREG(st.st_mode)) {
+		err = mmc_error_create(MMC_ERR_INPUT, path, "not a regular file");
+	} else if (!(r.win = malloc(WIN_SIZE))) {
+		err = mmc_error_nomem();
+	} else {
+		r.size = (uint64_t)st.st_size;
+		err = parse(&r, out);
+	}
+	free(r.win);
+	close(r.fd);
+	return err;
+}
+
+/* FNV-1a over bytes [0, n) of the file. */
+static uint64_t checksum(struct rd *r, uint64_t n)
+{
+	uint64_t h = MMC_FNV1A_INIT, pos = 0;
+
+	if (r->p)
+		return mmc_fnv1a(h, r->p, n);
+	while (pos < n && !r->err) {
+		uint64_t k = n - pos < WIN_SIZE ? n - pos : WIN_SIZE;
+		const uint8_t *b = bytes(r, pos, k);
+
+		if (b)
+			h = mmc_fnv1a(h, b, k);
+		pos += k;
+	}
+	return h;
+}
+
+struct mmc_error *mmc_snapshot_load_buffer(const uint8_t *buf, size_t size,
+					   const char *path,
+					   struct mmc_snapshot **out)
+{
+	struct rd r = { .path = path, .fd = -1, .p = buf, .size = size };
+
+	*out = NULL;
+	return parse(&r, out);
+}
+
+static struct mmc_error *parse(struct rd *r_, struct mmc_snapshot **out)
+{
+	struct rd r = *r_;
+	uint64_t size = r.size;
+	const uint8_t *hdr;
+	char *ltext = NULL;
 	struct mmc_snapshot *snap = NULL;
 	struct mmc_snapshot_info info;
 	struct mmc_layout *layout = NULL;
 	struct mmc_geom geom;
-	uint64_t size = 0, body, declared, stored, end, lat, llen;
+	uint64_t body, declared, stored, end, lat, llen;
 	uint32_t version;
-	uint8_t *buf;
 	struct mmc_error *err;
 
 	*out = NULL;
-	err = read_all(path, &buf, &size);
-	if (err)
-		return err;
-	r.p = buf;
+	if (size < HDR_SIZE + TRAILER)
+		return mmc_error_create(MMC_ERR_INPUT, r.path,
+					"byte offset %llu: truncated: %llu bytes, a snapshot has at least %d",
+					(unsigned long long)size, (unsigned long long)size,
+					HDR_SIZE + TRAILER);
 	r.end = size;
 	body = size - TRAILER;
-	if (memcmp(buf, MMC_SNAPSHOT_MAGIC, 8) != 0) {
+	if (!(hdr = bytes(&r, 0, HDR_SIZE)))
+		goto out;
+	if (memcmp(hdr, MMC_SNAPSHOT_MAGIC, 8) != 0) {
 		bad(&r, 0, "bad magic: not a memmapcheck snapshot");
 		goto out;
 	}
 	r.pos = 8;
 	version = get_u32(&r, "version");
-	if (version != MMC_SNAPSHOT_VERSION) {
-		bad(&r, 8, "unsupported version %u (this build reads %d)", version,
+	if (version < 1 || version > MMC_SNAPSHOT_VERSION) {
+		bad(&r, 8, "unsupported version %u (this build reads 1 to %d)", version,
 		    MMC_SNAPSHOT_VERSION);
 		goto out;
 	}
+	r.version = version;
 	if (get_u32(&r, "flags") != 0) {
 		bad(&r, 12, "unknown flags");
 		goto out;
@@ -871,32 +824,47 @@ struct mmc_error *mmc_snapshot_load(const char *path, struct mmc_snapshot **out)
 	}
 	r.pos = body;
 	stored = get_u64(&r, "checksum");
-	if (stored != fnv1a(FNV_INIT, buf, body)) {
+	if (stored != checksum(&r, body) && !r.err) {
 		bad(&r, body, "checksum mismatch: file is corrupt");
 		goto out;
 	}
 	r.pos = HDR_SIZE;
 
 	memset(&info, 0, sizeof(info));
-	end = section(&r, body, tag_info);
+	end = section(&r, body, SNAP_TAG_INFO);
 	get_str(&r, info.release, sizeof(info.release), "release");
 	get_str(&r, info.build_id, sizeof(info.build_id), "build-id");
 	info.layout_fingerprint = get_u64(&r, "layout fingerprint");
 	get_str(&r, info.dump, sizeof(info.dump), "dump");
 	get_str(&r, info.layout_source, sizeof(info.layout_source), "layout source");
 	get_str(&r, info.created_by, sizeof(info.created_by), "created by");
-	section_done(&r, tag_info);
+	section_done(&r, SNAP_TAG_INFO);
 	if (r.err)
 		goto out;
 	(void)end;
 
-	end = section(&r, body, tag_layout);
+	end = section(&r, body, SNAP_TAG_LAYOUT);
 	if (r.err)
 		goto out;
 	lat = r.pos;
 	llen = end - lat;
 	if (llen) {
-		err = mmc_layout_parse_text((const char *)buf + lat, llen, path, &layout);
+		if (r.p) {
+			err = mmc_layout_parse_text((const char *)r.p + lat, llen, r.path, &layout);
+		} else if (!(ltext = malloc(llen))) {
+			err = mmc_error_nomem();
+		} else {
+			for (uint64_t k = 0; k < llen && !r.err; k += WIN_SIZE) {
+				uint64_t n = llen - k < WIN_SIZE ? llen - k : WIN_SIZE;
+				const uint8_t *b = bytes(&r, lat + k, n);
+
+				if (b)
+					memcpy(ltext + k, b, n);
+			}
+			if (r.err)
+				goto out;
+			err = mmc_layout_parse_text(ltext, llen, r.path, &layout);
+		}
 		if (err) {
 			bad(&r, lat, "embedded layout: %s", err->message);
 			mmc_error_destroy(err);
@@ -911,9 +879,9 @@ struct mmc_error *mmc_snapshot_load(const char *path, struct mmc_snapshot **out)
 	}
 	r.pos = end;
 
-	section(&r, body, tag_geom);
+	section(&r, body, SNAP_TAG_GEOM);
 	parse_geom(&r, &geom);
-	section_done(&r, tag_geom);
+	section_done(&r, SNAP_TAG_GEOM);
 	if (r.err)
 		goto out;
 
@@ -922,20 +890,25 @@ struct mmc_error *mmc_snapshot_load(const char *path, struct mmc_snapshot **out)
 		goto out;
 	mmc_snapshot_set_info(snap, &info);
 
-	section(&r, body, tag_pgmaps);
+	section(&r, body, SNAP_TAG_PGMAPS);
 	parse_pgmaps(&r, snap);
-	section_done(&r, tag_pgmaps);
+	section_done(&r, SNAP_TAG_PGMAPS);
 	if (r.err)
 		goto out;
 
-	section(&r, body, tag_ranges);
+	section(&r, body, SNAP_TAG_RANGES);
 	parse_ranges(&r, snap);
-	section_done(&r, tag_ranges);
+	section_done(&r, SNAP_TAG_RANGES);
+	if (!r.err && version >= 2) {
+		section(&r, body, SNAP_TAG_DISCOVERY);
+		parse_discovery(&r, snap);
+		section_done(&r, SNAP_TAG_DISCOVERY);
+	}
 	if (!r.err && r.pos != body)
 		bad(&r, r.pos, "%llu bytes after the last section",
 		    (unsigned long long)(body - r.pos));
 out:
-	free(buf);
+	free(ltext);
 	mmc_layout_destroy(layout);
 	if (r.err) {
 		mmc_snapshot_destroy(snap);

@@ -5,26 +5,23 @@
  * Physically contiguous vmemmap frames are read with one call; frames that
  * the kernel shares between the tails of a compound page are read once and
  * then served from a small cache.  Memory use does not grow with the range.
+ *
+ * This file is the consumer: it takes the planned and read windows in pfn
+ * order (walk_pipe.c, whatever thread read them) and builds the snapshot,
+ * so the snapshot does not depend on the thread count.  A struct page with
+ * the same bytes as the one before it is not normalised again: the
+ * snapshot counts it into the open run, a frame's worth at a time.
  */
 #include "walk.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "normalise.h"
+#include "walk_int.h"
 
-#define WIN_VPAGES	64	/* vmemmap pages per window: 256 KiB, 4096 struct pages */
 #define FRAME_CACHE	8
-#define SHARE_SLOTS	16384	/* power of two; > vmemmap pages of a 1 GiB compound */
-#define SHARE_PERIOD	4096	/* reset period (vmemmap pages) for order-0 pgmaps */
-
-enum vstate { VS_OK, VS_UNREADABLE, VS_UNMAPPED };
-
-struct share_slot {
-	uint64_t paddr;
-	uint64_t gen;
-	uint64_t first;		/* vmemmap page index (relative to range) */
-};
 
 struct cached_frame {
 	uint64_t paddr;
@@ -34,53 +31,21 @@ struct cached_frame {
 
 struct walker {
 	struct mmc_kernel *k;
+	const struct mmc_discovery *d;
 	struct mmc_norm *norm;
 	struct mmc_snapshot *snap;
 	const struct mmc_walk_opts *opts;
 	struct mmc_walk_stats *st;
 	uint32_t ps, sps;
-	uint8_t *win;
-	uint8_t vstate[WIN_VPAGES + 1];
-	uint64_t vpaddr[WIN_VPAGES + 1];
-	int64_t vshare[WIN_VPAGES + 1];
-	struct share_slot *share;
-	uint64_t share_gen;
 	struct cached_frame cache[FRAME_CACHE];
 	unsigned int cache_next;
 	uint64_t total;
+	/* the consumer's state within a range */
+	uint8_t prev_bytes[8 * MMC_MAX_SLOTS];
+	uint64_t prev_pfn, lag;
+	bool have_prev;
+	struct mmc_nrec rec;
 };
-
-static uint64_t hash64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
-/* Index of the first vmemmap page (since the last reset) mapping paddr. */
-static uint64_t share_lookup(struct walker *w, uint64_t paddr, uint64_t index)
-{
-	uint64_t h = hash64(paddr) & (SHARE_SLOTS - 1);
-	unsigned int probes;
-
-	for (probes = 0; probes < SHARE_SLOTS; probes++) {
-		struct share_slot *s = &w->share[h];
-
-		if (s->gen != w->share_gen) {
-			s->gen = w->share_gen;
-			s->paddr = paddr;
-			s->first = index;
-			return index;
-		}
-		if (s->paddr == paddr)
-			return s->first;
-		h = (h + 1) & (SHARE_SLOTS - 1);
-	}
-	/* full: start over rather than probe forever */
-	w->share_gen++;
-	return share_lookup(w, paddr, index);
-}
 
 static const uint8_t *cache_find(struct walker *w, uint64_t paddr)
 {
@@ -102,102 +67,35 @@ static void cache_add(struct walker *w, uint64_t paddr, const uint8_t *data)
 	c->valid = true;
 }
 
-/* Read n physically contiguous frames; pages the dump lacks are marked. */
-static struct mmc_error *read_frames(struct walker *w, unsigned int j0,
-				     unsigned int n)
-{
-	struct mmc_mem *mem = w->k->mem;
-	uint64_t len = (uint64_t)n * w->ps, off = 0;
-	uint64_t paddr = w->vpaddr[j0];
-	uint8_t *dst = w->win + (size_t)j0 * w->ps;
-
-	while (off < len) {
-		size_t got = 0;
-		struct mmc_error *err;
-		uint64_t bad;
-
-		err = mem->ops->read(mem->priv, MMC_PHYSADDR, paddr + off,
-				     dst + off, len - off, &got);
-		w->st->reads++;
-		w->st->bytes_read += got;
-		if (!err)
-			break;
-		if (err->code != MMC_ERR_NODATA)
-			return err;
-		mmc_error_destroy(err);
-		bad = (off + got) / w->ps;
-		w->vstate[j0 + bad] = VS_UNREADABLE;
-		off = (bad + 1) * w->ps;
-	}
-	w->st->frames_read += n;
-	return NULL;
-}
-
-/* Translate and read the vmemmap pages [vpn, vpn + nv) of one window. */
-static struct mmc_error *fill_window(struct walker *w, uint64_t vpn,
-				     unsigned int nv, uint64_t range_vfirst,
-				     uint64_t share_period)
+/*
+ * The frames a window shares with an earlier vmemmap page: from the window
+ * (read by now), else from the cache, else read here (and cached), in
+ * page order, as a sequential walk would.
+ */
+static struct mmc_error *fill_shared(struct walker *w, struct witem *it)
 {
 	struct mmc_error *err;
-	unsigned int j, run;
+	unsigned int i, j;
 
-	for (j = 0; j < nv; j++) {
-		uint64_t vaddr = (vpn + j) * w->ps, paddr = 0, size = 0;
-		uint64_t rel = vpn + j - range_vfirst;
-		bool mapped = false;
-
-		w->vshare[j] = 0;
-		err = mmc_pgtable_translate(w->k->pgt, vaddr, &mapped, &paddr, &size);
-		if (err) {
-			if (err->code != MMC_ERR_NODATA)
-				return mmc_error_prefix(err, "translating vmemmap 0x%llx",
-							(unsigned long long)vaddr);
-			mmc_error_destroy(err);
-			w->vstate[j] = VS_UNREADABLE;
-			continue;
-		}
-		if (!mapped) {
-			w->vstate[j] = VS_UNMAPPED;
-			continue;
-		}
-		w->vstate[j] = VS_OK;
-		w->vpaddr[j] = paddr & ~(uint64_t)(w->ps - 1);
-		if (rel % share_period == 0)
-			w->share_gen++;
-		w->vshare[j] = (int64_t)(rel - share_lookup(w, w->vpaddr[j], rel));
-	}
-	/* read: shared frames from the window or the cache, the rest in runs */
-	for (j = 0; j < nv; j += run) {
+	for (j = 0; j < it->nv; j++) {
 		const uint8_t *src = NULL;
-		unsigned int i;
 
-		run = 1;
-		if (w->vstate[j] != VS_OK)
+		if (it->vstate[j] != VS_OK || it->vshare[j] <= 0)
 			continue;
-		if (w->vshare[j] > 0) {
-			for (i = 0; i < j && !src; i++)
-				if (w->vstate[i] == VS_OK && w->vpaddr[i] == w->vpaddr[j])
-					src = w->win + (size_t)i * w->ps;
-			if (!src)
-				src = cache_find(w, w->vpaddr[j]);
-			if (src) {
-				memcpy(w->win + (size_t)j * w->ps, src, w->ps);
-				continue;
-			}
-			err = read_frames(w, j, 1);
-			if (err)
-				return err;
-			if (w->vstate[j] == VS_OK)
-				cache_add(w, w->vpaddr[j], w->win + (size_t)j * w->ps);
+		for (i = 0; i < j && !src; i++)
+			if (it->vstate[i] == VS_OK && it->vpaddr[i] == it->vpaddr[j])
+				src = it->buf + (size_t)i * w->ps;
+		if (!src)
+			src = cache_find(w, it->vpaddr[j]);
+		if (src) {
+			memcpy(it->buf + (size_t)j * w->ps, src, w->ps);
 			continue;
 		}
-		while (j + run < nv && w->vstate[j + run] == VS_OK &&
-		       w->vshare[j + run] == 0 &&
-		       w->vpaddr[j + run] == w->vpaddr[j] + (uint64_t)run * w->ps)
-			run++;
-		err = read_frames(w, j, run);
+		err = mmc_wread_frames(w->k->mem, w->k->mem->priv, w->ps, it, j, 1);
 		if (err)
 			return err;
+		if (it->vstate[j] == VS_OK)
+			cache_add(w, it->vpaddr[j], it->buf + (size_t)j * w->ps);
 	}
 	return NULL;
 }
@@ -241,32 +139,24 @@ static void catch_up(struct mmc_nrec *rec, uint64_t lag)
 			rec->slot[i].v -= (int64_t)lag;
 }
 
-static enum mmc_page_role pfn_role(const struct mmc_srange *r, uint64_t pfn)
-{
-	if (pfn >= r->reserve_start && pfn < r->reserve_end)
-		return MMC_ROLE_RESERVE;
-	if (pfn >= r->altmap_start && pfn < r->altmap_end)
-		return MMC_ROLE_ALTMAP;
-	return MMC_ROLE_DEVICE;
-}
-
 static struct mmc_error *emit_vframe(struct walker *w, const struct mmc_srange *r,
-				     unsigned int j)
+				     const struct witem *it, unsigned int j)
 {
 	struct mmc_vframe vf = { 0 };
 	uint64_t fpfn;
 
-	switch (w->vstate[j]) {
+	switch (it->vstate[j]) {
 	case VS_UNREADABLE:
 		vf.kind = MMC_VF_UNREADABLE;
+		vf.reason = it->vreason[j];
 		break;
 	case VS_UNMAPPED:
 		vf.kind = MMC_VF_UNMAPPED;
 		break;
 	default:
-		fpfn = w->vpaddr[j] / w->ps;
-		vf.paddr = w->vpaddr[j];
-		vf.share_back = w->vshare[j];
+		fpfn = it->vpaddr[j] / w->ps;
+		vf.paddr = it->vpaddr[j];
+		vf.share_back = it->vshare[j];
 		if (fpfn >= r->start_pfn && fpfn < r->end_pfn) {
 			vf.kind = MMC_VF_DEVICE;
 			vf.dev_off = (int64_t)(fpfn - r->start_pfn);
@@ -277,111 +167,290 @@ static struct mmc_error *emit_vframe(struct walker *w, const struct mmc_srange *
 	return mmc_snapshot_append_vframe(w->snap, &vf);
 }
 
-static struct mmc_error *walk_range(struct walker *w, const struct mmc_srange *r,
-				    uint32_t vmemmap_shift)
+/* A hole in the page tables: one run of pfns, one of vmemmap pages. */
+static struct mmc_error *take_hole(struct walker *w, const struct witem *it)
 {
-	uint64_t vb = w->k->geom.vmemmap_base, ps = w->ps, sps = w->sps;
-	uint64_t vfirst = (vb + r->start_pfn * sps) / ps;
-	uint64_t next_vframe = vfirst;
-	uint64_t share_period = ((1ULL << vmemmap_shift) * sps) / ps;
-	uint64_t pfn = r->start_pfn, prev_pfn = 0;
-	uint8_t prev_bytes[8 * MMC_MAX_SLOTS];
-	uint64_t lag = 0;
-	bool have_prev = false;
+	struct mmc_nrec zero = it->hole_rec;
+	struct mmc_vframe vzero = { 0 };
+	uint64_t n = it->pend - it->pfn;
 	struct mmc_error *err;
-	struct mmc_nrec rec;
 
-	if (vmemmap_shift == 0 || share_period == 0)
-		share_period = SHARE_PERIOD;
-	w->share_gen++;
-	err = mmc_snapshot_begin_range(w->snap, r);
+	memset(zero.slot, 0, sizeof(zero.slot));
+	err = mmc_snapshot_append_run(w->snap, &it->hole_rec, &zero, n);
 	if (err)
 		return err;
-	while (pfn < r->end_pfn) {
-		uint64_t wvpn = (vb + pfn * sps) / ps;
-		uint64_t wend = (wvpn + WIN_VPAGES) * ps;
-		uint64_t pend = (wend - vb) / sps;
-		unsigned int nv, j;
-
-		if (pend > r->end_pfn)
-			pend = r->end_pfn;
-		if (pend <= pfn)
-			return mmc_error_create(MMC_ERR_INTERNAL, NULL,
-						"struct page larger than the walk window");
-		nv = (unsigned int)((vb + pend * sps - 1) / ps - wvpn + 1);
-		err = fill_window(w, wvpn, nv, vfirst, share_period);
+	if (it->hole_nv) {
+		vzero.kind = it->hole_vf.kind;
+		vzero.reason = it->hole_vf.reason;
+		err = mmc_snapshot_append_vframe_run(w->snap, &it->hole_vf, &vzero,
+						     it->hole_nv);
 		if (err)
 			return err;
-		for (j = 0; j < nv; j++) {
-			if (wvpn + j < next_vframe)
-				continue;
-			err = emit_vframe(w, r, j);
-			if (err)
-				return err;
-			next_vframe = wvpn + j + 1;
-			w->st->vmemmap_pages++;
-		}
-		for (; pfn < pend; pfn++) {
-			uint64_t off = vb + pfn * sps - wvpn * ps;
-			unsigned int j0 = (unsigned int)(off / ps);
-			unsigned int j1 = (unsigned int)((off + sps - 1) / ps);
-			enum mmc_page_role role = pfn_role(r, pfn);
-			enum vstate vs = w->vstate[j0] != VS_OK ? w->vstate[j0] : w->vstate[j1];
-
-			if (vs == VS_OK && w->vshare[j0] > 0 && role == MMC_ROLE_DEVICE)
-				role = MMC_ROLE_SHARED;
-			if (vs == VS_OK && have_prev && pfn == prev_pfn + 1 &&
-			    !memcmp(prev_bytes, w->win + off, sps)) {
-				/*
-				 * Same bytes as the page before: the snapshot may
-				 * take it without a record (rec then lags behind by
-				 * `lag` pfns), else only what points into the
-				 * vmemmap moves relative to this pfn.
-				 */
-				if (role == rec.role && rec.state == MMC_PS_READ &&
-				    mmc_snapshot_extend_same(w->snap)) {
-					lag++;
-					prev_pfn = pfn;
-					w->st->pages++;
-					continue;
-				}
-				catch_up(&rec, lag);
-				lag = 0;
-				same_as_previous(&rec, role);
-			} else if (vs == VS_OK) {
-				lag = 0;
-				mmc_norm_page(w->norm, pfn, w->win + off, role, &rec);
-				memcpy(prev_bytes, w->win + off, sps);
-				have_prev = true;
-			}
-			prev_pfn = pfn;
-			if (vs == VS_OK) {
-				if (role == MMC_ROLE_RESERVE) {
-					rec.state = MMC_PS_NOT_INIT;
-					w->st->not_init++;
-				}
-			} else {
-				have_prev = false;
-				lag = 0;
-				memset(&rec, 0, sizeof(rec));
-				rec.nslots = (uint8_t)(sps / 8);
-				rec.role = (uint8_t)role;
-				rec.state = vs == VS_UNMAPPED ? MMC_PS_UNMAPPED :
-								MMC_PS_UNREADABLE;
-				if (vs == VS_UNMAPPED)
-					w->st->unmapped++;
-				else
-					w->st->unreadable++;
-			}
-			err = mmc_snapshot_append(w->snap, &rec);
-			if (err)
-				return err;
-			w->st->pages++;
-		}
-		if (w->opts && w->opts->progress)
-			w->opts->progress(w->opts->progress_arg, w->st->pages, w->total);
+		w->st->vmemmap_pages += it->hole_nv;
 	}
-	return mmc_snapshot_end_range(w->snap);
+	w->st->pages += n;
+	if (it->hole_rec.state == MMC_PS_UNMAPPED)
+		w->st->unmapped += n;
+	else
+		w->st->unreadable += n;
+	w->have_prev = false;
+	w->lag = 0;
+	return NULL;
+}
+
+/* The struct page of pfn, in a window whose frames are all there. */
+static struct mmc_error *take_page(struct walker *w, const struct mmc_srange *r,
+				   const struct witem *it, uint64_t pfn)
+{
+	uint64_t vb = w->k->geom.vmemmap_base, sps = w->sps;
+	uint64_t off = vb + pfn * sps - it->wvpn * w->ps;
+	unsigned int j0 = (unsigned int)(off / w->ps);
+	unsigned int j1 = (unsigned int)((off + sps - 1) / w->ps);
+	enum mmc_page_role role = mmc_wpfn_role(r, pfn);
+	unsigned int jb = it->vstate[j0] != VS_OK ? j0 : j1;
+	enum vstate vs = it->vstate[jb];
+	const uint8_t *bytes = it->buf + off;
+	struct mmc_nrec *rec = &w->rec;
+
+	if (vs == VS_OK && it->vshare[j0] > 0 && role == MMC_ROLE_DEVICE)
+		role = MMC_ROLE_SHARED;
+	if (vs == VS_OK && w->have_prev && pfn == w->prev_pfn + 1 &&
+	    !memcmp(w->prev_bytes, bytes, sps)) {
+		/*
+		 * Same bytes as the page before: the snapshot may take it
+		 * without a record (rec then lags behind by `lag` pfns),
+		 * else only what points into the vmemmap moves relative to
+		 * this pfn.
+		 */
+		if (role == rec->role && rec->state == MMC_PS_READ &&
+		    mmc_snapshot_extend_same(w->snap)) {
+			w->lag++;
+			w->prev_pfn = pfn;
+			w->st->pages++;
+			return NULL;
+		}
+		catch_up(rec, w->lag);
+		w->lag = 0;
+		same_as_previous(rec, role);
+	} else if (vs == VS_OK) {
+		w->lag = 0;
+		mmc_norm_page(w->norm, pfn, bytes, role, rec);
+		memcpy(w->prev_bytes, bytes, sps);
+		w->have_prev = true;
+	}
+	w->prev_pfn = pfn;
+	if (vs == VS_OK) {
+		if (role == MMC_ROLE_RESERVE) {
+			rec->state = MMC_PS_NOT_INIT;
+			w->st->not_init++;
+		}
+	} else {
+		w->have_prev = false;
+		w->lag = 0;
+		memset(rec, 0, sizeof(*rec));
+		rec->nslots = (uint8_t)(sps / 8);
+		rec->role = (uint8_t)role;
+		rec->state = vs == VS_UNMAPPED ? MMC_PS_UNMAPPED : MMC_PS_UNREADABLE;
+		rec->reason = vs == VS_UNMAPPED ? MMC_UR_NONE : it->vreason[jb];
+		if (vs == VS_UNMAPPED)
+			w->st->unmapped++;
+		else
+			w->st->unreadable++;
+	}
+	w->st->pages++;
+	return mmc_snapshot_append(w->snap, rec);
+}
+
+/*
+ * How many pfns from pfn on are more of the same for take_page() (its
+ * first case, which the snapshot may take without a record): the page
+ * before was read, its record is READ, and these pfns have its role,
+ * readable frames and the same bytes as the page before each.  Compared
+ * a frame at a time (pages of a frame against the same bytes one struct
+ * page further back), not a page at a time.  0: take_page() decides.
+ */
+static uint64_t same_span(struct walker *w, const struct mmc_srange *r,
+			  const struct witem *it, uint64_t pfn)
+{
+	uint64_t vb = w->k->geom.vmemmap_base, sps = w->sps, ps = w->ps;
+	uint64_t base = it->wvpn * ps, end, q;
+	enum mmc_page_role role;
+	unsigned int whole = UINT32_MAX;	/* the last frame found uniform */
+
+	if (!w->have_prev || pfn != w->prev_pfn + 1 || w->rec.state != MMC_PS_READ ||
+	    ps % sps || memcmp(w->prev_bytes, it->buf + (vb + pfn * sps - base), sps))
+		return 0;
+	role = mmc_wpfn_role(r, pfn);
+	end = mmc_wrole_end(r, pfn);
+	if (end > it->pend)
+		end = it->pend;
+	for (q = pfn; q < end;) {
+		uint64_t off = vb + q * sps - base;
+		unsigned int j = (unsigned int)(off / ps);
+		uint64_t ffirst = (base + (uint64_t)j * ps - vb) / sps;
+		uint64_t fend = ffirst + ps / sps;
+		uint64_t s = q == pfn ? q + 1 : q;
+		enum mmc_page_role fr = role;
+		bool all = q == ffirst && fend <= end;
+
+		if (it->vstate[j] != VS_OK)
+			break;
+		if (it->vshare[j] > 0 && fr == MMC_ROLE_DEVICE)
+			fr = MMC_ROLE_SHARED;
+		if (fr != w->rec.role)
+			break;
+		if (fend > end)
+			fend = end;
+		/*
+		 * The frame before was all one struct page, repeated, and
+		 * this vmemmap page maps the same frame (the kernel's shared
+		 * tails): its pages are that one too, nothing to compare.
+		 */
+		if (j && whole == j - 1 && it->vpaddr[j] == it->vpaddr[j - 1]) {
+			whole = all ? j : UINT32_MAX;
+			q = fend;
+			continue;
+		}
+		if (fend > s) {
+			const uint8_t *a = it->buf + (vb + s * sps - base);
+
+			if (memcmp(a, a - sps, (fend - s) * sps)) {
+				/* the first page that differs ends the span */
+				while (!memcmp(a, a - sps, sps)) {
+					a += sps;
+					s++;
+				}
+				return s - pfn;
+			}
+		}
+		whole = all ? j : UINT32_MAX;
+		q = fend;
+	}
+	return q - pfn;
+}
+
+static struct mmc_error *take_window(struct walker *w, const struct mmc_srange *r,
+				     struct witem *it)
+{
+	struct mmc_error *err;
+	uint64_t pfn;
+	unsigned int j;
+
+	w->st->reads += it->reads;
+	w->st->bytes_read += it->bytes_read;
+	w->st->frames_read += it->frames_read;
+	err = fill_shared(w, it);
+	if (err)
+		return err;
+	for (j = it->emit_from; j < it->nv; j++) {
+		err = emit_vframe(w, r, it, j);
+		if (err)
+			return err;
+		w->st->vmemmap_pages++;
+	}
+	for (pfn = it->pfn; pfn < it->pend;) {
+		uint64_t n = same_span(w, r, it, pfn);
+		uint64_t taken = n ? mmc_snapshot_extend_same_n(w->snap, n) : 0;
+
+		if (taken) {
+			w->lag += taken;
+			w->prev_pfn = pfn + taken - 1;
+			w->st->pages += taken;
+			pfn += taken;
+			continue;
+		}
+		err = take_page(w, r, it, pfn++);
+		if (err)
+			return err;
+	}
+	if (w->opts && w->opts->progress)
+		w->opts->progress(w->opts->progress_arg, w->st->pages, w->total);
+	if (w->opts && w->opts->cancel && w->opts->cancel(w->opts->cancel_arg))
+		return mmc_error_create(MMC_ERR_INTERRUPTED, NULL,
+					"interrupted after %llu of %llu struct pages",
+					(unsigned long long)w->st->pages,
+					(unsigned long long)w->total);
+	return NULL;
+}
+
+/* One item, in order; errors found while planning or reading are taken
+ * from the item (so the pipe does not free them). */
+static struct mmc_error *take_item(struct walker *w, struct witem *it)
+{
+	const struct mmc_srange *r = &w->d->ranges[it->range];
+	struct mmc_error *err;
+
+	if (it->range_first) {
+		w->have_prev = false;
+		w->lag = 0;
+		w->prev_pfn = 0;
+		err = mmc_snapshot_begin_range(w->snap, r);
+		if (err)
+			return err;
+	}
+	if (it->err || it->read_err) {
+		err = it->err ? it->err : it->read_err;
+		if (it->err)
+			it->err = NULL;
+		else
+			it->read_err = NULL;
+		return err;
+	}
+	switch (it->kind) {
+	case WI_HOLE:
+		err = take_hole(w, it);
+		break;
+	case WI_WINDOW:
+		err = take_window(w, r, it);
+		break;
+	default:
+		err = NULL;
+	}
+	if (!err && it->range_last)
+		err = mmc_snapshot_end_range(w->snap);
+	return err;
+}
+
+static struct mmc_error *walk_ranges(struct walker *w, unsigned int threads)
+{
+	struct wpipe *pipe = NULL;
+	struct mmc_error *err;
+	struct witem *it;
+	struct wplan plan;
+
+	err = mmc_wplan_init(&plan, w->k, w->d);
+	if (!err)
+		err = mmc_wpipe_create(w->k->mem, w->ps, threads, &plan, &pipe);
+	while (!err && (it = mmc_wpipe_next(pipe)))
+		err = take_item(w, it);
+	mmc_wpipe_destroy(pipe);
+	mmc_wplan_fini(&plan);
+	return err;
+}
+
+/* What the snapshot must say besides the pages: discovery's problem and
+ * the memory source's damage notes. */
+static struct mmc_error *add_status(struct walker *w, const struct mmc_discovery *d)
+{
+	const struct mmc_mem *mem = w->k->mem;
+	struct mmc_error *err = NULL;
+	size_t i;
+
+	if (d->problem) {
+		char text[MMC_SNAPSHOT_TEXT_MAX];
+
+		if (d->nproblems > 1)
+			snprintf(text, sizeof(text), "%s (and %zu more problems)",
+				 d->problem->message, d->nproblems - 1);
+		else
+			snprintf(text, sizeof(text), "%s", d->problem->message);
+		mmc_snapshot_set_discovery_problem(w->snap, text,
+						   d->problem->has_address,
+						   d->problem->address);
+	}
+	for (i = 0; !err && i < mem->nnotes; i++)
+		err = mmc_snapshot_add_note(w->snap, mem->notes[i]);
+	return err;
 }
 
 static struct mmc_error *add_pgmaps(struct walker *w, const struct mmc_discovery *d)
@@ -400,6 +469,24 @@ static struct mmc_error *add_pgmaps(struct walker *w, const struct mmc_discovery
 			return err;
 	}
 	return NULL;
+}
+
+/* The thread count asked for: opts, else MEMMAPCHECK_THREADS, else the
+ * online CPUs (walk_pipe.c); 1 when the memory source has one reader. */
+static unsigned int walk_threads(const struct mmc_walk_opts *opts)
+{
+	const char *env = getenv("MEMMAPCHECK_THREADS");
+	char *end = NULL;
+	unsigned long n;
+
+	if (opts && opts->threads)
+		return opts->threads;
+	if (env && *env) {
+		n = strtoul(env, &end, 10);
+		if (end && !*end && n >= 1 && n <= 64)
+			return (unsigned int)n;
+	}
+	return mmc_walk_default_threads();
 }
 
 struct mmc_error *mmc_walk(struct mmc_kernel *k, const struct mmc_discovery *d,
@@ -424,10 +511,9 @@ struct mmc_error *mmc_walk(struct mmc_kernel *k, const struct mmc_discovery *d,
 			return err;
 		d = own;
 	}
-	w.win = malloc((size_t)(WIN_VPAGES + 1) * w.ps);
-	w.share = calloc(SHARE_SLOTS, sizeof(*w.share));
+	w.d = d;
 	kaddrs = calloc(d->npgmaps ? d->npgmaps : 1, sizeof(*kaddrs));
-	if (!w.win || !w.share || !kaddrs) {
+	if (!kaddrs) {
 		err = mmc_error_nomem();
 		goto out;
 	}
@@ -441,20 +527,25 @@ struct mmc_error *mmc_walk(struct mmc_kernel *k, const struct mmc_discovery *d,
 	for (i = 0; i < d->npgmaps; i++)
 		kaddrs[i] = d->pgmaps[i].info.kaddr;
 	err = mmc_norm_create(k->layout, &k->geom, kaddrs, d->npgmaps, &w.norm);
+	if (!err)
+		err = mmc_norm_set_ranges(w.norm, d->ranges, d->nranges);
 	if (err)
 		goto out;
 	err = mmc_snapshot_create(k->layout, &k->geom, k->dump_path,
 				  opts && opts->created_by ? opts->created_by :
 							     "memmapcheck",
 				  &w.snap);
+	if (!err && opts && opts->created)
+		err = opts->created(opts->created_arg, w.snap);
 	if (err)
 		goto out;
-	err = add_pgmaps(&w, d);
+	err = add_status(&w, d);
+	if (!err)
+		err = add_pgmaps(&w, d);
 	for (i = 0; !err && i < d->nranges; i++)
 		w.total += d->ranges[i].end_pfn - d->ranges[i].start_pfn;
-	for (i = 0; !err && i < d->nranges; i++)
-		err = walk_range(&w, &d->ranges[i],
-				 d->pgmaps[d->ranges[i].pgmap_index].info.vmemmap_shift);
+	if (!err)
+		err = walk_ranges(&w, walk_threads(opts));
 	if (!err) {
 		*out = w.snap;
 		w.snap = NULL;
@@ -466,8 +557,6 @@ out:
 		mmc_norm_destroy(w.norm);
 	for (i = 0; i < FRAME_CACHE; i++)
 		free(w.cache[i].data);
-	free(w.share);
-	free(w.win);
 	free(kaddrs);
 	mmc_discovery_destroy(own);
 	return err;

@@ -18,9 +18,61 @@ struct xa_walk {
 	uint8_t *buf;
 };
 
+static uint64_t member_uint(const uint8_t *node, const struct mmc_member *m)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, node + m->offset, m->size < 8 ? m->size : 8);
+	if (m->size < 8)
+		v &= (1ULL << (8 * m->size)) - 1;
+	return v;
+}
+
+/*
+ * What the kernel keeps true of every node in a tree (lib/xarray.c:
+ * xas_store() counts every non-NULL slot, siblings included, in `count`;
+ * a node knows its parent and its slot there; an empty node is freed).
+ * A node that breaks them was not written by the kernel: a damaged dump,
+ * or memory that is not an xa_node.
+ */
+static struct mmc_error *check_node(struct xa_walk *w, uint64_t node_addr,
+				    const uint8_t *node, uint64_t parent,
+				    unsigned int slot)
+{
+	const struct mmc_layout *l = w->k->layout;
+	const struct mmc_member *count_m = &l->member[MMC_XA_NODE_COUNT];
+	const struct mmc_member *parent_m = &l->member[MMC_XA_NODE_PARENT];
+	const struct mmc_member *offset_m = &l->member[MMC_XA_NODE_OFFSET];
+	const struct mmc_member *slots_m = &l->member[MMC_XA_NODE_SLOTS];
+	unsigned int i, used = 0;
+	uint64_t v;
+
+	for (i = 0; i < w->chunk_size; i++) {
+		memcpy(&v, node + slots_m->offset + 8 * i, 8);
+		used += v != 0;
+	}
+	if (count_m->found && (v = member_uint(node, count_m)) != used)
+		return mmc_error_at(MMC_ERR_CORRUPT, w->k->dump_path, node_addr,
+				    "xa_node count %llu, but %u of its slots are used: not a node the kernel wrote",
+				    (unsigned long long)v, used);
+	if (!used)
+		return mmc_error_at(MMC_ERR_CORRUPT, w->k->dump_path, node_addr,
+				    "xa_node with no entries in the tree (the kernel frees empty nodes)");
+	if (parent_m->found && (v = member_uint(node, parent_m)) != parent)
+		return mmc_error_at(MMC_ERR_CORRUPT, w->k->dump_path, node_addr,
+				    "xa_node parent 0x%llx, but it hangs from 0x%llx",
+				    (unsigned long long)v, (unsigned long long)parent);
+	if (offset_m->found && parent && (v = member_uint(node, offset_m)) != slot)
+		return mmc_error_at(MMC_ERR_CORRUPT, w->k->dump_path, node_addr,
+				    "xa_node offset %llu, but it is in slot %u of its parent",
+				    (unsigned long long)v, slot);
+	return NULL;
+}
+
 static struct mmc_error *walk_node(struct xa_walk *w, uint64_t node_addr,
 				   uint64_t base_index, int depth,
-				   int expect_shift)
+				   int expect_shift, uint64_t parent,
+				   unsigned int slot)
 {
 	const struct mmc_layout *l = w->k->layout;
 	const struct mmc_member *shift_m = &l->member[MMC_XA_NODE_SHIFT];
@@ -48,6 +100,11 @@ static struct mmc_error *walk_node(struct xa_walk *w, uint64_t node_addr,
 		return mmc_error_at(MMC_ERR_CORRUPT, w->k->dump_path, node_addr,
 				    "xa_node shift %u is impossible here", shift);
 	}
+	err = check_node(w, node_addr, node, parent, slot);
+	if (err) {
+		free(node);
+		return err;
+	}
 	for (i = 0; i < w->chunk_size; i++) {
 		uint64_t entry, index;
 
@@ -64,7 +121,7 @@ static struct mmc_error *walk_node(struct xa_walk *w, uint64_t node_addr,
 				break;
 			}
 			err = walk_node(w, entry - 2, index, depth + 1,
-					(int)(shift - w->chunk_shift));
+					(int)(shift - w->chunk_shift), node_addr, i);
 			if (err)
 				break;
 			continue;
@@ -101,7 +158,7 @@ struct mmc_error *mmc_xarray_walk(struct mmc_kernel *k, uint64_t xa_addr,
 	if (!head)
 		return NULL;
 	if (mmc_xa_is_node(head))
-		return walk_node(&w, head - 2, 0, 0, -1);
+		return walk_node(&w, head - 2, 0, 0, -1, 0, 0);
 	if (mmc_xa_is_internal(head))
 		return NULL;
 	return visit(arg, 0, head);

@@ -8,8 +8,13 @@
  * mmc_test_layout_72(): a 7.2-like layout: flags.f, compound_info,
  * __folio_index, pgmap in struct folio, no _folio_nr_pages, _mm_ids in
  * page[1], PG_dropbehind before PG_mlocked.
+ * mmc_test_layout_61(): Debian's 6.1 (offsets and enums as its saved layout
+ * test-vectors/layouts/6.1-stock.layout has them): _folio_order and
+ * _folio_dtor bytes, _total_mapcount, no _large_mapcount, no
+ * _deferred_list in struct folio.
  * mmc_test_geom(): a non-KASLR x86_64 geometry (6.12: __NR_PAGEFLAGS 21);
- * mmc_test_geom_72(): the same with 7.2's __NR_PAGEFLAGS 22.
+ * mmc_test_geom_72(): the same with 7.2's __NR_PAGEFLAGS 22;
+ * mmc_test_geom_61(): with 6.1's __NR_PAGEFLAGS 25.
  *
  * The fill functions zero the whole struct first (it may come from
  * mmc_layout_create() or the stack) and allocate the enum arrays with malloc,
@@ -89,9 +94,18 @@ static const struct mmc_test_enumerator mmc_test_zone_types[] = {
 	{ "ZONE_MOVABLE", 3 }, { "ZONE_DEVICE", 4 }, { "__MAX_NR_ZONES", 5 },
 };
 
-/* The parts 6.12 and 7.2 share: dev_pagemap, altmap, range, xarray. */
-static inline void mmc_test_layout_common(struct mmc_layout *l)
+/*
+ * What every fixture starts from, in a zeroed struct: its identity, then
+ * what 6.12 and 7.2 share (6.1 drops or resizes a few): the struct page
+ * members that do not move, dev_pagemap, altmap, range, xarray, sizes,
+ * symbols.
+ */
+static inline void mmc_test_layout_common(struct mmc_layout *l, const char *release,
+					  const char *source)
 {
+	memset(l, 0, sizeof(*l));
+	snprintf(l->release, sizeof(l->release), "%s", release);
+	snprintf(l->source, sizeof(l->source), "%s", source);
 	mmc_test_member(l, MMC_PAGE_LRU, "lru", 8, 16, 0);
 	mmc_test_member(l, MMC_PAGE_MAPPING, "mapping", 24, 8, 0);
 	mmc_test_member(l, MMC_PAGE_PRIVATE, "private", 40, 8, 0);
@@ -163,6 +177,20 @@ static inline void mmc_test_layout_common(struct mmc_layout *l)
 	l->max_numnodes = 1;
 }
 
+/* The kernel's pageflags (each fixture its own), memory and zone types. */
+static inline int mmc_test_layout_enums(struct mmc_layout *l,
+					const struct mmc_test_enumerator *pageflags,
+					size_t npageflags)
+{
+	if (mmc_test_enum(l, MMC_ENUM_PAGEFLAGS, pageflags, npageflags) ||
+	    mmc_test_enum(l, MMC_ENUM_MEMORY_TYPE, mmc_test_memory_types,
+			  sizeof(mmc_test_memory_types) / sizeof(mmc_test_memory_types[0])) ||
+	    mmc_test_enum(l, MMC_ENUM_ZONE_TYPE, mmc_test_zone_types,
+			  sizeof(mmc_test_zone_types) / sizeof(mmc_test_zone_types[0])))
+		return -1;
+	return 0;
+}
+
 static inline int mmc_test_layout_612(struct mmc_layout *l)
 {
 	static const struct mmc_test_enumerator pageflags[] = {
@@ -180,10 +208,7 @@ static inline int mmc_test_layout_612(struct mmc_layout *l)
 		{ "PG_large_rmappable", 9 },
 	};
 
-	memset(l, 0, sizeof(*l));
-	snprintf(l->release, sizeof(l->release), "6.12.117");
-	snprintf(l->source, sizeof(l->source), "test fixture 6.12");
-	mmc_test_layout_common(l);
+	mmc_test_layout_common(l, "6.12.117", "test fixture 6.12");
 	mmc_test_member(l, MMC_PAGE_FLAGS, "flags", 0, 8, 0);
 	mmc_test_member(l, MMC_PAGE_COMPOUND_HEAD, "compound_head", 8, 8, 0);
 	mmc_test_member(l, MMC_PAGE_INDEX, "index", 32, 8, 0);
@@ -193,14 +218,7 @@ static inline int mmc_test_layout_612(struct mmc_layout *l)
 	mmc_test_member(l, MMC_FOLIO_NR_PAGES_MAPPED, "_nr_pages_mapped", 88, 4, 0);
 	mmc_test_member(l, MMC_FOLIO_PINCOUNT, "_pincount", 92, 4, 0);
 	mmc_test_member(l, MMC_FOLIO_NR_PAGES, "_folio_nr_pages", 96, 4, 0);
-	if (mmc_test_enum(l, MMC_ENUM_PAGEFLAGS, pageflags,
-			  sizeof(pageflags) / sizeof(pageflags[0])) ||
-	    mmc_test_enum(l, MMC_ENUM_MEMORY_TYPE, mmc_test_memory_types,
-			  sizeof(mmc_test_memory_types) / sizeof(mmc_test_memory_types[0])) ||
-	    mmc_test_enum(l, MMC_ENUM_ZONE_TYPE, mmc_test_zone_types,
-			  sizeof(mmc_test_zone_types) / sizeof(mmc_test_zone_types[0])))
-		return -1;
-	return 0;
+	return mmc_test_layout_enums(l, pageflags, sizeof(pageflags) / sizeof(pageflags[0]));
 }
 
 static inline int mmc_test_layout_72(struct mmc_layout *l)
@@ -218,10 +236,7 @@ static inline int mmc_test_layout_72(struct mmc_layout *l)
 		{ "PG_readahead", 16 }, { "PG_swapcache", 10 },
 	};
 
-	memset(l, 0, sizeof(*l));
-	snprintf(l->release, sizeof(l->release), "7.2.8");
-	snprintf(l->source, sizeof(l->source), "test fixture 7.2");
-	mmc_test_layout_common(l);
+	mmc_test_layout_common(l, "7.2.8", "test fixture 7.2");
 	mmc_test_member(l, MMC_PAGE_FLAGS, "flags.f", 0, 8, 0);
 	mmc_test_member(l, MMC_PAGE_COMPOUND_HEAD, "compound_info", 8, 8, 0);
 	mmc_test_member(l, MMC_PAGE_INDEX, "__folio_index", 32, 8, 0);
@@ -232,14 +247,42 @@ static inline int mmc_test_layout_72(struct mmc_layout *l)
 	mmc_test_member(l, MMC_FOLIO_PINCOUNT, "_pincount", 92, 4, 0);
 	mmc_test_member(l, MMC_FOLIO_MM_ID_MAPCOUNT, "_mm_id_mapcount", 96, 8, 2);
 	mmc_test_member(l, MMC_FOLIO_MM_IDS, "_mm_ids", 104, 8, 0);
-	if (mmc_test_enum(l, MMC_ENUM_PAGEFLAGS, pageflags,
-			  sizeof(pageflags) / sizeof(pageflags[0])) ||
-	    mmc_test_enum(l, MMC_ENUM_MEMORY_TYPE, mmc_test_memory_types,
-			  sizeof(mmc_test_memory_types) / sizeof(mmc_test_memory_types[0])) ||
-	    mmc_test_enum(l, MMC_ENUM_ZONE_TYPE, mmc_test_zone_types,
-			  sizeof(mmc_test_zone_types) / sizeof(mmc_test_zone_types[0])))
-		return -1;
-	return 0;
+	return mmc_test_layout_enums(l, pageflags, sizeof(pageflags) / sizeof(pageflags[0]));
+}
+
+static inline int mmc_test_layout_61(struct mmc_layout *l)
+{
+	static const struct mmc_test_enumerator pageflags[] = {
+		{ "PG_locked", 0 }, { "PG_referenced", 1 }, { "PG_uptodate", 2 },
+		{ "PG_dirty", 3 }, { "PG_lru", 4 }, { "PG_active", 5 },
+		{ "PG_workingset", 6 }, { "PG_waiters", 7 }, { "PG_error", 8 },
+		{ "PG_slab", 9 }, { "PG_owner_priv_1", 10 }, { "PG_arch_1", 11 },
+		{ "PG_reserved", 12 }, { "PG_private", 13 }, { "PG_private_2", 14 },
+		{ "PG_writeback", 15 }, { "PG_head", 16 }, { "PG_mappedtodisk", 17 },
+		{ "PG_reclaim", 18 }, { "PG_swapbacked", 19 }, { "PG_unevictable", 20 },
+		{ "PG_mlocked", 21 }, { "PG_uncached", 22 }, { "PG_hwpoison", 23 },
+		{ "PG_arch_2", 24 }, { "__NR_PAGEFLAGS", 25 }, { "PG_readahead", 18 },
+		{ "PG_anon_exclusive", 17 }, { "PG_checked", 10 },
+		{ "PG_swapcache", 10 }, { "PG_double_map", 6 },
+		{ "PG_has_hwpoisoned", 8 },
+	};
+
+	mmc_test_layout_common(l, "6.1.0-57-amd64", "test fixture 6.1");
+	l->member[MMC_FOLIO_LARGE_MAPCOUNT].found = false;
+	l->member[MMC_FOLIO_DEFERRED_LIST].found = false;
+	mmc_test_member(l, MMC_PAGE_FLAGS, "flags", 0, 8, 0);
+	mmc_test_member(l, MMC_PAGE_COMPOUND_HEAD, "compound_head", 8, 8, 0);
+	mmc_test_member(l, MMC_PAGE_INDEX, "index", 32, 8, 0);
+	mmc_test_member(l, MMC_PAGE_PGMAP, "pgmap", 8, 8, 0);
+	mmc_test_member(l, MMC_FOLIO_FLAGS_1, "_flags_1", 64, 8, 0);
+	mmc_test_member(l, MMC_FOLIO_DTOR, "_folio_dtor", 80, 1, 0);
+	mmc_test_member(l, MMC_FOLIO_ORDER, "_folio_order", 81, 1, 0);
+	mmc_test_member(l, MMC_FOLIO_ENTIRE_MAPCOUNT, "_total_mapcount", 84, 4, 0);
+	mmc_test_member(l, MMC_FOLIO_PINCOUNT, "_pincount", 88, 4, 0);
+	mmc_test_member(l, MMC_FOLIO_NR_PAGES, "_folio_nr_pages", 92, 4, 0);
+	l->size[MMC_SIZE_FOLIO] = 112;
+	l->size[MMC_SIZE_DEV_PAGEMAP] = 152;
+	return mmc_test_layout_enums(l, pageflags, sizeof(pageflags) / sizeof(pageflags[0]));
 }
 
 /* Non-KASLR x86_64, 4-level paging, 64 GiB of pfns, NUMA with 6 node bits. */
@@ -271,6 +314,12 @@ static inline void mmc_test_geom_72(struct mmc_geom *g)
 {
 	mmc_test_geom(g);
 	g->nr_pageflags = 22;
+}
+
+static inline void mmc_test_geom_61(struct mmc_geom *g)
+{
+	mmc_test_geom(g);
+	g->nr_pageflags = 25;
 }
 
 #endif

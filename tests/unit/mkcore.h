@@ -8,6 +8,9 @@
  * A segment with data == NULL is filled with a pattern: every 8-byte word
  * holds its own physical address (mkcore_pattern()), so any read can be
  * checked without keeping the data around, even for a 512 MiB file.
+ *
+ * mkcore_headers() alone gives the bytes before the segments' data, for a
+ * writer that puts the data there itself (scripts/bench/synth_ns.c).
  */
 #ifndef MMC_TEST_MKCORE_H
 #define MMC_TEST_MKCORE_H
@@ -81,24 +84,48 @@ static inline int mkcore_fill_pattern(FILE *f, uint64_t paddr, uint64_t size)
 	return ret;
 }
 
-/* Returns 0, or -1 with errno set. */
-static inline int mkcore_write(const char *path, const struct mkcore_seg *segs,
-			       size_t nsegs, const char *vmcoreinfo)
+/* Each segment's data starts at the page boundary after the previous one's. */
+static inline uint64_t mkcore_align(uint64_t off)
+{
+	return (off + 4095) & ~4095ULL;
+}
+
+/* The VMCOREINFO note: header, "VMCOREINFO" padded to 12, the text padded to 4. */
+static inline uint64_t mkcore_note_size(const char *vmcoreinfo)
+{
+	return vmcoreinfo ? sizeof(Elf64_Nhdr) + 12 + ((strlen(vmcoreinfo) + 3) & ~3ULL) : 0;
+}
+
+/* File offset of the first segment's data: after the ELF header, the
+ * nsegs + 1 program headers and the note. */
+static inline uint64_t mkcore_data_off(size_t nsegs, const char *vmcoreinfo)
+{
+	return mkcore_align(sizeof(Elf64_Ehdr) + (nsegs + 1) * sizeof(Elf64_Phdr) +
+			    mkcore_note_size(vmcoreinfo));
+}
+
+/*
+ * What comes before the segments' data: the ELF header, a PT_NOTE and a
+ * PT_LOAD per segment, the note, zeros up to mkcore_data_off().  Only the
+ * segments' addresses and sizes are read, not their data, so a generator
+ * that writes huge data itself (scripts/bench/synth_ns.c) uses it too.
+ * Returns a malloc'd buffer of *len bytes, or NULL with errno set.
+ */
+static inline void *mkcore_headers(const struct mkcore_seg *segs, size_t nsegs,
+				   const char *vmcoreinfo, size_t *len)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
 	Elf64_Nhdr nh;
 	size_t vlen = vmcoreinfo ? strlen(vmcoreinfo) : 0;
-	uint64_t note_off, note_size, data_off, off;
+	uint64_t note_off = sizeof(eh) + (nsegs + 1) * sizeof(ph);
+	uint64_t note_size = mkcore_note_size(vmcoreinfo);
+	uint64_t data_off = mkcore_data_off(nsegs, vmcoreinfo), off = data_off;
+	unsigned char *hdr = calloc(1, data_off);
 	size_t i;
-	FILE *f = fopen(path, "wb");
 
-	if (!f)
-		return -1;
-	note_off = sizeof(eh) + (nsegs + 1) * sizeof(ph);
-	note_size = vmcoreinfo ? sizeof(nh) + 12 + ((vlen + 3) & ~3ULL) : 0;
-	data_off = (note_off + note_size + 4095) & ~4095ULL;
-
+	if (!hdr)
+		return NULL;
 	memset(&eh, 0, sizeof(eh));
 	memcpy(eh.e_ident, ELFMAG, SELFMAG);
 	eh.e_ident[EI_CLASS] = ELFCLASS64;
@@ -111,16 +138,13 @@ static inline int mkcore_write(const char *path, const struct mkcore_seg *segs,
 	eh.e_ehsize = sizeof(eh);
 	eh.e_phentsize = sizeof(ph);
 	eh.e_phnum = (Elf64_Half)(nsegs + 1);
-	if (mkcore_put(f, &eh, sizeof(eh)))
-		goto fail;
+	memcpy(hdr, &eh, sizeof(eh));
 
 	memset(&ph, 0, sizeof(ph));
 	ph.p_type = PT_NOTE;
 	ph.p_offset = note_off;
 	ph.p_filesz = ph.p_memsz = note_size;
-	if (mkcore_put(f, &ph, sizeof(ph)))
-		goto fail;
-	off = data_off;
+	memcpy(hdr + sizeof(eh), &ph, sizeof(ph));
 	for (i = 0; i < nsegs; i++) {
 		memset(&ph, 0, sizeof(ph));
 		ph.p_type = PT_LOAD;
@@ -130,36 +154,51 @@ static inline int mkcore_write(const char *path, const struct mkcore_seg *segs,
 		ph.p_paddr = segs[i].paddr;
 		ph.p_filesz = ph.p_memsz = segs[i].size;
 		ph.p_align = 4096;
-		if (mkcore_put(f, &ph, sizeof(ph)))
-			goto fail;
-		off = (off + segs[i].size + 4095) & ~4095ULL;
+		memcpy(hdr + sizeof(eh) + (i + 1) * sizeof(ph), &ph, sizeof(ph));
+		off = mkcore_align(off + segs[i].size);
 	}
 	if (vmcoreinfo) {
-		char name[12] = "VMCOREINFO";
-
 		nh.n_namesz = 11;
 		nh.n_descsz = (Elf64_Word)vlen;
 		nh.n_type = 0;
-		if (mkcore_put(f, &nh, sizeof(nh)) ||
-		    mkcore_put(f, name, sizeof(name)) ||
-		    mkcore_put(f, vmcoreinfo, vlen) ||
-		    mkcore_pad(f, note_off + note_size))
-			goto fail;
+		memcpy(hdr + note_off, &nh, sizeof(nh));
+		memcpy(hdr + note_off + sizeof(nh), "VMCOREINFO", 11);
+		memcpy(hdr + note_off + sizeof(nh) + 12, vmcoreinfo, vlen);
 	}
-	off = data_off;
+	*len = (size_t)data_off;
+	return hdr;
+}
+
+/* Returns 0, or -1 with errno set. */
+static inline int mkcore_write(const char *path, const struct mkcore_seg *segs,
+			       size_t nsegs, const char *vmcoreinfo)
+{
+	size_t len, i;
+	void *hdr;
+	uint64_t off;
+	FILE *f = fopen(path, "wb");
+
+	if (!f)
+		return -1;
+	hdr = mkcore_headers(segs, nsegs, vmcoreinfo, &len);
+	if (!hdr || mkcore_put(f, hdr, len))
+		goto fail;
+	off = len;
 	for (i = 0; i < nsegs; i++) {
 		if (mkcore_pad(f, off))
 			goto fail;
 		if (segs[i].data ? mkcore_put(f, segs[i].data, segs[i].size) :
 		    mkcore_fill_pattern(f, segs[i].paddr, segs[i].size))
 			goto fail;
-		off = (off + segs[i].size + 4095) & ~4095ULL;
+		off = mkcore_align(off + segs[i].size);
 	}
 	if (mkcore_pad(f, off))
 		goto fail;
+	free(hdr);
 	return fclose(f) ? -1 : 0;
 
 fail:
+	free(hdr);
 	fclose(f);
 	return -1;
 }

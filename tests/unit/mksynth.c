@@ -5,6 +5,8 @@
  *
  * usage: mksynth CORE LAYOUT [reboot] [tail-refcount] [bad-tail] [wild-tail]
  *                [head-cycle] [hole] [xa-cycle] [release=R]
+ *                [unreadable-pgmap] [wild-pgmap] [big-order] [double-map]
+ *                [vmemmap-cross]
  */
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +41,16 @@ int main(int argc, char **argv)
 			o.drop_frame = SK_VMEMMAP + SK_R0_PFN * 64 + 4096;
 		} else if (!strcmp(argv[i], "xa-cycle")) {
 			o.xa_cycle = 1;
+		} else if (!strcmp(argv[i], "unreadable-pgmap")) {
+			o.unreadable_pgmap = 1;
+		} else if (!strcmp(argv[i], "wild-pgmap")) {
+			o.wild_pgmap = SK_R0_PFN + 5;
+		} else if (!strcmp(argv[i], "big-order")) {
+			o.big_order_head = SK_R1_PFN;
+		} else if (!strcmp(argv[i], "double-map")) {
+			o.double_map = 1;
+		} else if (!strcmp(argv[i], "vmemmap-cross")) {
+			o.vmemmap_cross = 1;
 		} else if (!strncmp(argv[i], "release=", 8)) {
 			o.release = argv[i] + 8;
 		} else {

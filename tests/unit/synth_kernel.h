@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A synthetic x86_64 kernel image for walker tests: kernel variables,
- * 4-level page tables mapping the vmemmap, a pgmap_array xarray holding
+ * 4- or 5-level page tables mapping the vmemmap, a pgmap_array xarray holding
  * dev_pagemaps, and the struct pages of two ZONE_DEVICE ranges (order-0 and
  * 2 MiB compound pages with the kernel's shared tail vmemmap pages), written
  * as a kcore-format ELF by mkcore.h.  Knobs move what a reboot moves
@@ -23,8 +23,12 @@
 #define SK_RAM		(64ULL << 20)
 #define SK_KMAP		0xffffffff80000000ULL
 #define SK_TEXT		0xffffffff81000000ULL
-#define SK_PAGE_OFFSET	0xffff888000000000ULL
-#define SK_VMEMMAP	0xffffea0000000000ULL
+#define SK_PAGE_OFFSET	0xffff888000000000ULL	/* __PAGE_OFFSET_BASE_L4 */
+#define SK_VMEMMAP	0xffffea0000000000ULL	/* __VMEMMAP_BASE_L4 */
+#define SK_VMALLOC	0xffffc90000000000ULL	/* __VMALLOC_BASE_L4 */
+#define SK_PAGE_OFFSET_L5 0xff11000000000000ULL
+#define SK_VMEMMAP_L5	0xffd4000000000000ULL
+#define SK_VMALLOC_L5	0xffa0000000000000ULL
 #define SK_TAIL_MAPPING	0xdead000000000400ULL
 #define SK_R0_PFN	0x40000ULL	/* order-0 range: 512 pages */
 #define SK_R1_PFN	0x40400ULL	/* 2 MiB compound range: 1024 pages */
@@ -39,6 +43,17 @@ struct synth_opts {
 	int64_t wild_tail;	/* pfn whose compound_head points outside the vmemmap, -1 none */
 	int head_cycle;		/* first compound head points at its page[1]: a loop */
 	const char *release;	/* OSRELEASE in VMCOREINFO */
+	int la57;		/* 5-level page tables, the L5 fixed bases */
+	int no_l5_note;		/* VMCOREINFO without NUMBER(pgtable_l5_enabled) */
+	/* lint cases (issue 7 item 9): */
+	int64_t big_order_head;	/* compound head whose page[1] says order 10 (> shift 9), 0 none */
+	int64_t wild_pgmap;	/* pfn whose pgmap points into memory the dump lacks, 0 none */
+	int unreadable_pgmap;	/* pgmap0's dev_pagemap in a frame the dump lacks */
+	int double_map;		/* range 0's vmemmap page 3 maps page 2's frame (order-0 pgmap) */
+	int vmemmap_cross;	/* range 0's vmemmap page 3 maps range 1's head frame:
+				 * one frame under two ranges */
+	int huge_range;		/* pgmap1's range ends at 2^46 - 1 (MAX_PHYSMEM_BITS):
+				 * 2^34 - 0x40400 pages, nearly all unmapped */
 };
 
 struct synth {
@@ -55,9 +70,28 @@ static inline uint64_t sk_sym(uint64_t off) { return SK_TEXT + off; }
 #define SK_SYM_PGMAP_ARRAY	sk_sym(0x20100)
 #define SK_SYM_END		sk_sym(0x100000)
 
+static inline uint64_t sk_page_offset(const struct synth_opts *o)
+{
+	return o->la57 ? SK_PAGE_OFFSET_L5 : SK_PAGE_OFFSET;
+}
+
+static inline uint64_t sk_vmemmap(const struct synth_opts *o)
+{
+	return o->la57 ? SK_VMEMMAP_L5 : SK_VMEMMAP;
+}
+
+/* Kernel image and direct-map addresses; the two never overlap. */
 static inline uint64_t sk_pa(uint64_t kva)
 {
-	return kva >= SK_KMAP ? kva - SK_KMAP : kva - SK_PAGE_OFFSET;
+	if (kva >= SK_KMAP)
+		return kva - SK_KMAP;
+	return kva >= SK_PAGE_OFFSET ? kva - SK_PAGE_OFFSET : kva - SK_PAGE_OFFSET_L5;
+}
+
+/* Index of the top-level table entry: 0-based level of the top table. */
+static inline int sk_top_level(const struct synth *s)
+{
+	return s->o.la57 ? 4 : 3;
 }
 
 static inline void sk_put64(struct synth *s, uint64_t pa, uint64_t v)
@@ -73,13 +107,13 @@ static inline uint64_t sk_get64(struct synth *s, uint64_t pa)
 	return v;
 }
 
-/* Map vaddr -> frame in the 4-level tables, allocating tables as needed. */
+/* Map vaddr -> frame in the 4- or 5-level tables, allocating tables as needed. */
 static inline void sk_map(struct synth *s, uint64_t vaddr, uint64_t frame)
 {
 	uint64_t table = sk_pa(SK_SYM_TOP_PGT);
 	int level;
 
-	for (level = 3; level > 0; level--) {
+	for (level = sk_top_level(s); level > 0; level--) {
 		uint64_t idx = (vaddr >> (12 + 9 * level)) & 511;
 		uint64_t e = sk_get64(s, table + idx * 8);
 
@@ -97,12 +131,12 @@ static inline uint64_t sk_page(struct synth *s, uint64_t pfn, uint64_t flags,
 			   uint64_t w8, uint64_t mapping, int32_t mapcount,
 			   int32_t refcount)
 {
-	uint64_t va = SK_VMEMMAP + pfn * 64;
+	uint64_t va = sk_vmemmap(&s->o) + pfn * 64;
 	uint64_t pte, pa;
 	uint64_t table = sk_pa(SK_SYM_TOP_PGT);
 	int level;
 
-	for (level = 3; level >= 0; level--) {
+	for (level = sk_top_level(s); level >= 0; level--) {
 		pte = sk_get64(s, table + ((va >> (12 + 9 * level)) & 511) * 8);
 		table = pte & 0x000ffffffffff000ULL;
 	}
@@ -123,7 +157,9 @@ static inline int synth_write(const char *path, const struct synth_opts *o)
 	uint64_t zone_dev = 4ULL << 61;		/* ZONE_DEVICE; 3 zone bits, no node bits */
 	uint64_t reserved = 1ULL << 13, head = 1ULL << 6;
 	uint64_t pgmap0, pgmap1, node, vi_len, pfn, va, v, pa;
+	const uint64_t vmemmap = sk_vmemmap(o), page_offset = sk_page_offset(o);
 	struct mkcore_seg segs[3];
+	uint64_t r1_head_frame = 0;
 	char vi[512];
 	int ret;
 
@@ -132,21 +168,28 @@ static inline int synth_write(const char *path, const struct synth_opts *o)
 		return -1;
 	s.next_pt = 1 << 20;
 	s.next_frame = (4ULL << 20) + o->frame_shift * 4096;
-	sk_put64(&s, sk_pa(SK_SYM_VMEMMAP_BASE), SK_VMEMMAP);
-	sk_put64(&s, sk_pa(SK_SYM_PAGE_OFFSET_BASE), SK_PAGE_OFFSET);
-	sk_put64(&s, sk_pa(SK_SYM_VMALLOC_BASE), 0xffffc90000000000ULL);
+	sk_put64(&s, sk_pa(SK_SYM_VMEMMAP_BASE), vmemmap);
+	sk_put64(&s, sk_pa(SK_SYM_PAGE_OFFSET_BASE), page_offset);
+	sk_put64(&s, sk_pa(SK_SYM_VMALLOC_BASE), o->la57 ? SK_VMALLOC_L5 : SK_VMALLOC);
 
+	/* the first page of the kernel image, so the paging depth can be
+	 * probed from the tables when VMCOREINFO does not say */
+	sk_map(&s, SK_TEXT, 16ULL << 20);
 	/* vmemmap: range 0 one frame per 64 struct pages; range 1 per 2 MiB
 	 * compound page: frames 0 and 1 own, frames 2..7 map frame 1. */
-	for (va = SK_VMEMMAP + SK_R0_PFN * 64; va < SK_VMEMMAP + (SK_R0_PFN + 512) * 64;
+	for (va = vmemmap + SK_R0_PFN * 64; va < vmemmap + (SK_R0_PFN + 512) * 64;
 	     va += 4096, s.next_frame += 4096)
-		sk_map(&s, va, s.next_frame);
+		sk_map(&s, va, o->double_map && va == vmemmap + SK_R0_PFN * 64 + 3 * 4096 ?
+			       s.next_frame - 4096 : s.next_frame);
 	for (pfn = SK_R1_PFN; pfn < SK_R1_PFN + 1024; pfn += 512) {
 		uint64_t f1 = 0;
 		int i;
 
+		if (pfn == SK_R1_PFN)
+			r1_head_frame = s.next_frame;
+
 		for (i = 0; i < 8; i++) {
-			va = SK_VMEMMAP + pfn * 64 + (uint64_t)i * 4096;
+			va = vmemmap + pfn * 64 + (uint64_t)i * 4096;
 			if (i <= 1) {
 				sk_map(&s, va, s.next_frame);
 				if (i == 1)
@@ -158,10 +201,17 @@ static inline int synth_write(const char *path, const struct synth_opts *o)
 		}
 	}
 
+	/* range 0's struct pages 192..255 then land in range 1's head frame,
+	 * and range 1's, written after them, are what it holds */
+	if (o->vmemmap_cross)
+		sk_map(&s, vmemmap + SK_R0_PFN * 64 + 3 * 4096, r1_head_frame);
+
 	/* two dev_pagemaps (216 bytes) and one xa_node (576 bytes) */
-	pgmap0 = SK_PAGE_OFFSET + (2ULL << 20) + o->slab_shift * 1024;
+	pgmap0 = page_offset + (2ULL << 20) + o->slab_shift * 1024;
 	pgmap1 = pgmap0 + 256;
 	node = pgmap0 + 1024;
+	if (o->unreadable_pgmap)	/* a frame of its own, left out below */
+		pgmap0 = page_offset + (3ULL << 20);
 	sk_put64(&s, sk_pa(pgmap0) + 160, 4);		/* MEMORY_DEVICE_GENERIC */
 	sk_put64(&s, sk_pa(pgmap0) + 192, 1);		/* nr_range */
 	sk_put64(&s, sk_pa(pgmap0) + 200, SK_R0_PFN << 12);
@@ -170,9 +220,12 @@ static inline int synth_write(const char *path, const struct synth_opts *o)
 	sk_put64(&s, sk_pa(pgmap1) + 168, 9);		/* vmemmap_shift */
 	sk_put64(&s, sk_pa(pgmap1) + 192, 1);
 	sk_put64(&s, sk_pa(pgmap1) + 200, SK_R1_PFN << 12);
-	sk_put64(&s, sk_pa(pgmap1) + 208, ((SK_R1_PFN + 1024) << 12) - 1);
+	sk_put64(&s, sk_pa(pgmap1) + 208, o->huge_range ? (1ULL << 46) - 1 :
+							  ((SK_R1_PFN + 1024) << 12) - 1);
 	/* a shift-12 node holding both as multi-index entries with siblings */
 	s.ram[sk_pa(node)] = 12;
+	/* xa_node.count: every non-NULL slot (lib/xarray.c), the sibling too */
+	s.ram[sk_pa(node) + 2] = (uint8_t)(o->xa_cycle ? 4 : 3);
 	sk_put64(&s, sk_pa(node) + 40 + 0 * 8, pgmap0);	/* index 0x40000 >> 12 = 0x40 ... */
 	sk_put64(&s, sk_pa(node) + 40 + 1 * 8, pgmap1);
 	sk_put64(&s, sk_pa(node) + 40 + 2 * 8, (1 << 2) | 2);	/* sibling of slot 1 */
@@ -182,52 +235,66 @@ static inline int synth_write(const char *path, const struct synth_opts *o)
 
 	/* struct pages */
 	for (pfn = SK_R0_PFN; pfn < SK_R0_PFN + 512; pfn++)
-		sk_page(&s, pfn, zone_dev | reserved, pgmap0, 0, -1, 1);
+		sk_page(&s, pfn, zone_dev | reserved,
+			(int64_t)pfn == o->wild_pgmap ? page_offset + (1ULL << 30) : pgmap0,
+			0, -1, 1);
 	for (pfn = SK_R1_PFN; pfn < SK_R1_PFN + 1024; pfn++) {
 		uint64_t h = pfn & ~511ULL;
 
 		if (pfn == h) {
-			v = o->head_cycle && h == SK_R1_PFN ? SK_VMEMMAP + (h + 1) * 64 + 1 : pgmap1;
+			v = o->head_cycle && h == SK_R1_PFN ? vmemmap + (h + 1) * 64 + 1 : pgmap1;
 			sk_page(&s, pfn, zone_dev | reserved | head, v, 0, -1, 1);
 			continue;
 		}
 		if (pfn >= h + 128)
 			continue;	/* shared vmemmap: written through page 64..127 */
-		v = SK_VMEMMAP + h * 64 + 1;
+		v = vmemmap + h * 64 + 1;
 		if ((int64_t)pfn == o->bad_tail)
-			v = SK_VMEMMAP + (h - 512) * 64 + 1;
+			v = vmemmap + (h - 512) * 64 + 1;
 		if ((int64_t)pfn == o->wild_tail)
 			v = 0xffff888012345679ULL;
+		/* page[1]: prep_compound_head() after its tail init (6.12):
+		 * order 9 in _flags_1, _large/_entire_mapcount -1 (+16),
+		 * _nr_pages_mapped/_pincount 0 (+24, over mapping),
+		 * _folio_nr_pages 512 (+32; fixture offsets 80, 88, 96) */
 		pa = sk_page(&s, pfn, zone_dev | reserved | (pfn == h + 1 ? 9 : 0), v,
-			     SK_TAIL_MAPPING, -1, o->tail_refcount);
-		if (pfn == h + 1)	/* folio->_folio_nr_pages (fixture: +96) */
+			     pfn == h + 1 ? 0 : SK_TAIL_MAPPING, -1, o->tail_refcount);
+		if (pfn == h + 1) {
+			sk_put64(&s, pa + 16, ~0ULL);
 			sk_put64(&s, pa + 32, 512);
+			if ((int64_t)h == o->big_order_head) {
+				sk_put64(&s, pa, zone_dev | reserved | 10);
+				sk_put64(&s, pa + 32, 1024);
+			}
+		}
 	}
 
 	vi_len = (uint64_t)snprintf(vi, sizeof(vi),
 		"OSRELEASE=%s\nPAGESIZE=4096\nSYMBOL(init_top_pgt)=%llx\n"
 		"SYMBOL(_stext)=%llx\nNUMBER(phys_base)=0\nKERNELOFFSET=0\n"
-		"NUMBER(pgtable_l5_enabled)=0\n",
+		"%s",
 		o->release ? o->release : "6.12.0-synth",
-		(unsigned long long)SK_SYM_TOP_PGT, (unsigned long long)SK_TEXT);
+		(unsigned long long)SK_SYM_TOP_PGT, (unsigned long long)SK_TEXT,
+		o->no_l5_note ? "" : o->la57 ? "NUMBER(pgtable_l5_enabled)=1\n" :
+					       "NUMBER(pgtable_l5_enabled)=0\n");
 	(void)vi_len;
 	/* direct map of RAM, kernel image; optionally with a hole */
 	memset(segs, 0, sizeof(segs));
-	if (o->drop_frame) {
+	if (o->drop_frame || o->unreadable_pgmap) {
 		uint64_t table = sk_pa(SK_SYM_TOP_PGT), hole;
 		int level;
 
-		for (level = 3; level >= 0; level--)
+		for (level = sk_top_level(&s); level >= 0 && o->drop_frame; level--)
 			table = sk_get64(&s, table + ((o->drop_frame >> (12 + 9 * level)) & 511) * 8) &
 				0x000ffffffffff000ULL;
-		hole = table;
-		segs[0] = (struct mkcore_seg){ SK_PAGE_OFFSET, 0, s.ram, hole, 0 };
-		segs[1] = (struct mkcore_seg){ SK_PAGE_OFFSET + hole + 4096, hole + 4096,
+		hole = o->drop_frame ? table : sk_pa(pgmap0);
+		segs[0] = (struct mkcore_seg){ page_offset, 0, s.ram, hole, 0 };
+		segs[1] = (struct mkcore_seg){ page_offset + hole + 4096, hole + 4096,
 					       s.ram + hole + 4096, SK_RAM - hole - 4096, 0 };
 		segs[2] = (struct mkcore_seg){ SK_TEXT, 16 << 20, s.ram + (16 << 20), 2 << 20, 0 };
 		ret = mkcore_write(path, segs, 3, vi);
 	} else {
-		segs[0] = (struct mkcore_seg){ SK_PAGE_OFFSET, 0, s.ram, SK_RAM, 0 };
+		segs[0] = (struct mkcore_seg){ page_offset, 0, s.ram, SK_RAM, 0 };
 		segs[1] = (struct mkcore_seg){ SK_TEXT, 16 << 20, s.ram + (16 << 20), 2 << 20, 0 };
 		ret = mkcore_write(path, segs, 2, vi);
 	}

@@ -494,6 +494,44 @@ static struct mmc_snapshot *big(uint64_t vbase, bool compound, bool mutate)
 	return s;
 }
 
+/* One range of never-initialised pages (altmap reserve) on both sides:
+ * nothing compared, so never "identical". */
+static void test_nothing_compared(void)
+{
+	struct mmc_snapshot *s[2];
+	struct mmc_diff_result *res = NULL;
+	struct mmc_geom g;
+
+	mmc_test_geom(&g);
+	for (int k = 0; k < 2; k++) {
+		struct mmc_spgmap pg = { .type = 4, .nr_range = 1, .has_altmap = true };
+		struct mmc_srange r = { .start_pfn = R2_START, .end_pfn = R2_START + 4,
+					.reserve_start = R2_START, .reserve_end = R2_START + 4 };
+		struct mmc_nrec rec;
+		struct mmc_vframe vf = { .kind = MMC_VF_RAM, .paddr = 0x1000 };
+
+		snprintf(pg.type_name, sizeof(pg.type_name), "MEMORY_DEVICE_GENERIC");
+		die(mmc_snapshot_create(&layout, &g, "t", "test", &s[k]));
+		die(mmc_snapshot_add_pgmap(s[k], &pg));
+		die(mmc_snapshot_begin_range(s[k], &r));
+		memset(&rec, 0, sizeof(rec));
+		rec.state = MMC_PS_NOT_INIT;
+		rec.role = MMC_ROLE_RESERVE;
+		rec.nslots = 8;
+		for (int i = 0; i < 4; i++)
+			die(mmc_snapshot_append(s[k], &rec));
+		die(mmc_snapshot_append_vframe(s[k], &vf));
+		die(mmc_snapshot_end_range(s[k]));
+	}
+	die(mmc_diff(s[0], s[1], NULL, &res));
+	tap_ok(res->verdict == MMC_INCOMPLETE && res->pages_compared == 0 &&
+	       res->pages_not_init == 4 && !res->no_ranges,
+	       "a range with no page to compare: incomplete, not identical");
+	mmc_diff_result_destroy(res);
+	mmc_snapshot_destroy(s[0]);
+	mmc_snapshot_destroy(s[1]);
+}
+
 int main(void)
 {
 	struct mmc_diff_result *res;
@@ -507,6 +545,7 @@ int main(void)
 	/* slot 6 of a tail is "_mapcount+_refcount": the mutants change only
 	 * _refcount, and diff names just the half that differs */
 	snprintf(l6, sizeof(l6), "_refcount");
+	test_nothing_compared();
 
 	{
 		struct mut m = { .name = "identical" };

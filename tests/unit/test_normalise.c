@@ -535,6 +535,51 @@ static void test_72(void)
 	mmc_test_layout_release(&l);
 }
 
+/*
+ * A pointer to a struct page outside the walked ranges (a driver's backing
+ * page in System RAM) names an allocation: two boots that allocated it
+ * elsewhere must compare equal, two different targets in one image must not,
+ * and pointers inside the ranges keep their exact page deltas.
+ */
+static void test_outside_ranges(const struct mmc_layout *l, const struct boot *b)
+{
+	const struct mmc_geom *g = &b->geom;
+	struct mmc_srange r = { .start_pfn = PFN0, .end_pfn = PFN0 + 512 };
+	uint64_t pfn = PFN0 + 10, ram_a = 0x3692, ram_b = 0x5123;
+	struct mmc_nval in, out1, out2, out1_again, boot2;
+	struct mmc_norm *n = NULL, *n2 = NULL;
+	struct mmc_error *err;
+
+	err = mmc_norm_create(l, g, b->pgmap, 2, &n);
+	if (!err)
+		err = mmc_norm_set_ranges(n, &r, 1);
+	if (!err)
+		err = mmc_norm_create(l, g, b->pgmap, 2, &n2);
+	if (!err)
+		err = mmc_norm_set_ranges(n2, &r, 1);
+	if (!tap_ok(!err, "create with ranges")) {
+		mmc_error_destroy(err);
+		mmc_norm_destroy(n);
+		mmc_norm_destroy(n2);
+		return;
+	}
+	in = mmc_norm_value(n, pfn, page_addr(g, pfn + 3) + 8);
+	out1 = mmc_norm_value(n, pfn, page_addr(g, ram_a) + 8);
+	out2 = mmc_norm_value(n, pfn, page_addr(g, ram_b) + 8);
+	out1_again = mmc_norm_value(n, pfn + 1, page_addr(g, ram_a) + 8);
+	boot2 = mmc_norm_value(n2, pfn, page_addr(g, ram_b) + 8);
+	tap_ok(in.cls == MMC_V_PAGE && in.v == 3, "inside the ranges: page+3");
+	tap_ok(out1.cls == MMC_V_OBJ && out1.region == MMC_R_VMEMMAP && out1.v == 0,
+	       "outside the ranges: obj#0 in the vmemmap");
+	tap_ok(out2.cls == MMC_V_OBJ && out2.v == 1 && !mmc_nval_equal(&out1, &out2),
+	       "another struct page outside: obj#1, unequal");
+	tap_ok(mmc_nval_equal(&out1, &out1_again), "the same target from another pfn: equal");
+	tap_ok(mmc_nval_equal(&out1, &boot2),
+	       "another boot allocated it elsewhere: equal (first appearance)");
+	mmc_norm_destroy(n);
+	mmc_norm_destroy(n2);
+}
+
 int main(void)
 {
 	struct mmc_layout l;
@@ -548,6 +593,7 @@ int main(void)
 	test_create(&l, &b);
 	test_pages(&l, &b);
 	test_classes(&l, &b);
+	test_outside_ranges(&l, &b);
 	test_corrupt(&l, &b);
 	test_boots(&l);
 	test_72();

@@ -157,6 +157,18 @@ static void check_unmapped(struct mmc_pgtable *pgt, uint64_t va,
 	mmc_error_destroy(r.err);
 }
 
+/* The span a hole covers: what the missing entry (or table) would map. */
+static void check_span(struct mmc_pgtable *pgt, uint64_t va, uint64_t span,
+		       const char *what)
+{
+	struct xl r = xlate(pgt, va);
+
+	tap_ok(!r.mapped && r.size == span, "%s: 0x%llx: hole of 0x%llx (want 0x%llx)",
+	       what, (unsigned long long)va, (unsigned long long)r.size,
+	       (unsigned long long)span);
+	mmc_error_destroy(r.err);
+}
+
 static void check_error(struct mmc_pgtable *pgt, uint64_t va,
 			enum mmc_error_code code, bool has_addr, uint64_t addr,
 			const char *what)
@@ -199,6 +211,16 @@ static void test_walk(struct mmc_mem *mem, const char *name)
 		    MISSING_PMD, what);
 	snprintf(what, sizeof(what), "%s: non-present PGD", name);
 	check_unmapped(pgt, VMEMMAP + (1ULL << 39), what);
+	/* spans, from the x86_64 paging structure: a PTE maps 4 KiB, a PMD
+	 * entry 2 MiB (a PTE table), a PUD entry 1 GiB, a PGD entry 512 GiB */
+	snprintf(what, sizeof(what), "%s: span of a non-present PTE", name);
+	check_span(pgt, VMEMMAP + 0x5000, 0x1000, what);
+	snprintf(what, sizeof(what), "%s: span of a non-present PMD entry", name);
+	check_span(pgt, VMEMMAP + 0x400000, 0x200000, what);
+	snprintf(what, sizeof(what), "%s: span of a PMD table the dump lacks", name);
+	check_span(pgt, VMEMMAP + 0x80000000ULL, 0x40000000, what);
+	snprintf(what, sizeof(what), "%s: span of a non-present PGD entry", name);
+	check_span(pgt, VMEMMAP + (1ULL << 39), 1ULL << 39, what);
 	snprintf(what, sizeof(what), "%s: PS in a PGD entry", name);
 	check_error(pgt, VMEMMAP + (1ULL << 40), MMC_ERR_CORRUPT, false, 0,
 		    what);
@@ -284,7 +306,7 @@ static void test_bad_args(struct mmc_mem *mem)
 int main(void)
 {
 	struct fake_mem fm = { NULL, 0 };
-	struct mmc_mem mem = { &fake_ops, &fm, (char *)"fake", NULL, 4096 };
+	struct mmc_mem mem = { .ops = &fake_ops, .priv = &fm, .path = (char *)"fake", .page_size = 4096 };
 	char dir[] = "/tmp/mmc-test-pgtable-XXXXXX";
 	char path[4200];
 	struct mmc_mem *kmem = NULL;

@@ -77,6 +77,9 @@ static void gen(uint64_t pfn, struct mmc_nrec *r)
 		if (k >= 500) {
 			r->role = MMC_ROLE_SHARED;
 			r->state = MMC_PS_UNREADABLE;
+			/* two reasons, and one left for the snapshot to fill */
+			r->reason = k >= 510 ? MMC_UR_NONE :
+				    k >= 505 ? MMC_UR_TRUNCATED : MMC_UR_CORRUPT;
 		}
 		return;
 	}
@@ -115,6 +118,12 @@ static void gen_vframe(unsigned int range, uint64_t i, struct mmc_vframe *vf)
 		vf->kind = MMC_VF_RAM;
 		vf->share_back = k >= 2 ? (int64_t)(k - 1) : 0;
 		vf->paddr = 0x40000000ULL + (i / 8) * 0x2000 + (k ? 0x1000 : 0);
+		if (i == 7) {	/* a page table the dump lacks */
+			vf->kind = MMC_VF_UNREADABLE;
+			vf->share_back = 0;
+			vf->paddr = 0;
+			vf->reason = MMC_UR_ABSENT;
+		}
 	} else {
 		vf->kind = MMC_VF_DEVICE;
 		vf->dev_off = (int64_t)i;
@@ -122,11 +131,21 @@ static void gen_vframe(unsigned int range, uint64_t i, struct mmc_vframe *vf)
 	}
 }
 
+/* What the snapshot keeps: an unreadable record without a reason gets
+ * MMC_UR_UNKNOWN. */
+static uint8_t kept_reason(const struct mmc_nrec *r)
+{
+	if (r->state != MMC_PS_UNREADABLE)
+		return MMC_UR_NONE;
+	return r->reason ? r->reason : MMC_UR_UNKNOWN;
+}
+
 static int nrec_same(const struct mmc_nrec *a, const struct mmc_nrec *b)
 {
 	unsigned int i;
 
-	if (a->state != b->state || a->role != b->role || a->nslots != b->nslots)
+	if (a->state != b->state || a->role != b->role || a->nslots != b->nslots ||
+	    a->reason != kept_reason(b))
 		return 0;
 	for (i = 0; i < a->nslots; i++) {
 		const struct mmc_nval *x = &a->slot[i], *y = &b->slot[i];
@@ -141,13 +160,35 @@ static int nrec_same(const struct mmc_nrec *a, const struct mmc_nrec *b)
 static struct mmc_layout layout;
 static struct mmc_geom geom;
 
+/* The range r, gen_vframe()'s number `range`: its struct pages from gen(),
+ * its vmemmap frames (64 struct pages each) from gen_vframe(). */
+static struct mmc_error *add_range(struct mmc_snapshot *s, const struct mmc_srange *r,
+				   unsigned int range)
+{
+	struct mmc_error *err = mmc_snapshot_begin_range(s, r);
+	uint64_t pfn, i;
+
+	for (pfn = r->start_pfn; pfn < r->end_pfn && !err; pfn++) {
+		struct mmc_nrec rec;
+
+		gen(pfn, &rec);
+		err = mmc_snapshot_append(s, &rec);
+	}
+	for (i = 0; i < (r->end_pfn - r->start_pfn) * 64 / 4096 && !err; i++) {
+		struct mmc_vframe vf;
+
+		gen_vframe(range, i, &vf);
+		err = mmc_snapshot_append_vframe(s, &vf);
+	}
+	return err ? err : mmc_snapshot_end_range(s);
+}
+
 static struct mmc_snapshot *build(void)
 {
 	struct mmc_snapshot *s;
 	struct mmc_spgmap pg;
 	struct mmc_srange r;
 	struct mmc_error *err;
-	uint64_t pfn, i;
 
 	err = mmc_snapshot_create(&layout, &geom, "test.elf", "memmapcheck test", &s);
 	if (err) {
@@ -181,21 +222,7 @@ static struct mmc_snapshot *build(void)
 	r.end_pfn = R1_START + R1_PAGES;
 	r.vmemmap_start = paddr_of(R1_START, 0);
 	if (!err)
-		err = mmc_snapshot_begin_range(s, &r);
-	for (pfn = r.start_pfn; pfn < r.end_pfn && !err; pfn++) {
-		struct mmc_nrec rec;
-
-		gen(pfn, &rec);
-		err = mmc_snapshot_append(s, &rec);
-	}
-	for (i = 0; i < R1_PAGES * 64 / 4096 && !err; i++) {
-		struct mmc_vframe vf;
-
-		gen_vframe(0, i, &vf);
-		err = mmc_snapshot_append_vframe(s, &vf);
-	}
-	if (!err)
-		err = mmc_snapshot_end_range(s);
+		err = add_range(s, &r, 0);
 
 	r.start_pfn = R2_START;
 	r.end_pfn = R2_START + R2_PAGES;
@@ -206,21 +233,7 @@ static struct mmc_snapshot *build(void)
 	r.altmap_start = R2_START + 16;
 	r.altmap_end = R2_START + 32;
 	if (!err)
-		err = mmc_snapshot_begin_range(s, &r);
-	for (pfn = r.start_pfn; pfn < r.end_pfn && !err; pfn++) {
-		struct mmc_nrec rec;
-
-		gen(pfn, &rec);
-		err = mmc_snapshot_append(s, &rec);
-	}
-	for (i = 0; i < R2_PAGES * 64 / 4096 && !err; i++) {
-		struct mmc_vframe vf;
-
-		gen_vframe(1, i, &vf);
-		err = mmc_snapshot_append_vframe(s, &vf);
-	}
-	if (!err)
-		err = mmc_snapshot_end_range(s);
+		err = add_range(s, &r, 1);
 	if (err) {
 		mmc_error_fprint(stdout, err);
 		exit(1);
@@ -262,7 +275,8 @@ static int check_all(const struct mmc_snapshot *s, const char *what)
 			mmc_snapshot_range_vframe(s, range, i, &vf);
 			gen_vframe((unsigned int)range, i, &wv);
 			if (vf.kind != wv.kind || vf.share_back != wv.share_back ||
-			    vf.dev_off != wv.dev_off || vf.paddr != wv.paddr) {
+			    vf.dev_off != wv.dev_off || vf.paddr != wv.paddr ||
+			    vf.reason != wv.reason) {
 				ok = 0;
 				tap_diag("%s: vframe %zu/%llu differs", what, range,
 					 (unsigned long long)i);
@@ -334,6 +348,12 @@ static void put64(unsigned char *p, uint64_t v)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
 static uint64_t get64(const unsigned char *p)
 {
 	uint64_t v = 0;
@@ -398,16 +418,39 @@ int main(void)
 	if (mmc_test_layout_612(&layout))
 		return 1;
 	mmc_test_geom(&geom);
+	geom.pgtable_levels = 5;
+	geom.base_origin = MMC_BASES_FIXED;
+	geom.levels_origin = MMC_LEVELS_PAGE_TABLES;
 
 	s = build();
 	TAP_EQ_U64(mmc_snapshot_npages(s), R1_PAGES + R2_PAGES, "npages");
-	tap_ok(mmc_snapshot_nruns(s) <= 4 * 6 + 8, "runs: %llu for %llu pages",
+	tap_ok(mmc_snapshot_nruns(s) <= 4 * 6 + 8 + 4 * 2, "runs: %llu for %llu pages (two more per compound page for the reasons)",
 	       (unsigned long long)mmc_snapshot_nruns(s),
 	       (unsigned long long)mmc_snapshot_npages(s));
 	TAP_EQ_U64(mmc_snapshot_count_state(s, MMC_PS_NOT_INIT), 16, "NOT_INIT count");
 	TAP_EQ_U64(mmc_snapshot_count_state(s, MMC_PS_UNREADABLE), 4 * 12, "UNREADABLE count");
 	TAP_EQ_U64(mmc_snapshot_count_state(s, MMC_PS_UNMAPPED), 1, "UNMAPPED count");
-	TAP_EQ_U64(mmc_snapshot_range_nvframe_runs(s, 0), 8, "vframe runs of range 0 (2 per compound)");
+	TAP_EQ_U64(mmc_snapshot_count_unreadable(s, MMC_UR_CORRUPT), 4 * 5, "unreadable: corrupt");
+	TAP_EQ_U64(mmc_snapshot_count_unreadable(s, MMC_UR_TRUNCATED), 4 * 5, "unreadable: truncated");
+	TAP_EQ_U64(mmc_snapshot_count_unreadable(s, MMC_UR_UNKNOWN), 4 * 2,
+		   "unreadable without a reason: unknown");
+	tap_ok(mmc_snapshot_discovery_complete(s) && !mmc_snapshot_discovery_problem(s) &&
+	       !mmc_snapshot_discovery_address(s, NULL), "discovery complete by default");
+	mmc_snapshot_set_discovery_problem(s, "reading struct dev_pagemap at 0xffff888004200000: dump truncated",
+					   true, 0xffff888004200000ULL);
+	err = mmc_snapshot_add_note(s, "test.elf: dump truncated: the file is 100 bytes, its headers need 200");
+	tap_ok(!err && mmc_snapshot_nnotes(s) == 1 &&
+	       !strcmp(mmc_snapshot_note(s, 0), "test.elf: dump truncated: the file is 100 bytes, its headers need 200"),
+	       "a note is kept");
+	{
+		uint64_t a = 0;
+
+		tap_ok(!mmc_snapshot_discovery_complete(s) &&
+		       strstr(mmc_snapshot_discovery_problem(s), "dev_pagemap") &&
+		       mmc_snapshot_discovery_address(s, &a) && a == 0xffff888004200000ULL,
+		       "discovery problem and address kept");
+	}
+	TAP_EQ_U64(mmc_snapshot_range_nvframe_runs(s, 0), 9, "vframe runs of range 0 (2 per compound, the unreadable one apart)");
 	TAP_EQ_U64(mmc_snapshot_range_nvframe_runs(s, 1), 1, "vframe runs of range 1");
 	tap_ok(check_all(s, "built"), "every record and vframe reads back (cursor, get)");
 	tap_ok(!mmc_snapshot_get(s, 0, R1_START - 1, &rec) &&
@@ -444,6 +487,12 @@ int main(void)
 	tap_ok(!err && t, "load");
 	mmc_error_destroy(err);
 	tap_ok(t && mmc_snapshot_equal_content(s, t), "loaded snapshot equals the saved one");
+	tap_ok(t && !mmc_snapshot_discovery_complete(t) && mmc_snapshot_nnotes(t) == 1 &&
+	       mmc_snapshot_count_unreadable(t, MMC_UR_TRUNCATED) == 4 * 5 &&
+	       mmc_snapshot_geom(t)->pgtable_levels == 5 &&
+	       mmc_snapshot_geom(t)->base_origin == MMC_BASES_FIXED &&
+	       mmc_snapshot_geom(t)->levels_origin == MMC_LEVELS_PAGE_TABLES,
+	       "version 2: discovery, notes, reasons and paging geometry survive");
 	tap_ok(t && check_all(t, "loaded"), "loaded records read back");
 	tap_ok(t && mmc_layout_compare(&layout, mmc_snapshot_layout(t), true) == NULL,
 	       "embedded layout equals the original");
@@ -514,21 +563,57 @@ int main(void)
 	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80, "run of zero pages");
 	/* state, role, nslots, slot class of the first run */
 	memcpy(c, b, n);
-	c[rng + 12 + 4 + 80 + 8] = 9;
+	c[rng + 12 + 4 + 80 + 12 + 8] = 9;
 	resign(c, n);
-	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80 + 8, "page state out of range");
+	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80 + 12 + 8, "page state out of range");
 	memcpy(c, b, n);
-	c[rng + 12 + 4 + 80 + 9] = 9;
+	c[rng + 12 + 4 + 80 + 12 + 9] = 9;
 	resign(c, n);
-	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80 + 9, "page role out of range");
+	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80 + 12 + 9, "page role out of range");
 	memcpy(c, b, n);
-	c[rng + 12 + 4 + 80 + 10] = 200;
+	c[rng + 12 + 4 + 80 + 12 + 10] = 200;
 	resign(c, n);
-	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80 + 10, "nslots > MMC_MAX_SLOTS");
+	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80 + 12 + 10, "nslots > MMC_MAX_SLOTS");
 	memcpy(c, b, n);
-	c[rng + 12 + 4 + 80 + 11] = 77;
+	c[rng + 12 + 4 + 80 + 12 + 11] = 3;
 	resign(c, n);
-	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80 + 11, "slot class out of range");
+	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80 + 12 + 11, "a read page with an unread reason");
+	memcpy(c, b, n);
+	c[rng + 12 + 4 + 80 + 12 + 12] = 77;
+	resign(c, n);
+	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80 + 12 + 12, "slot class out of range");
+	/* version 3: the first pattern's repetitions and body */
+	memcpy(c, b, n);
+	put32(c + rng + 12 + 4 + 80 + 8, 0);
+	resign(c, n);
+	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80, "pattern of no runs");
+	memcpy(c, b, n);
+	put32(c + rng + 12 + 4 + 80 + 8, 0x7fffffff);
+	resign(c, n);
+	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 80 + 8, "pattern of more runs than the file holds");
+	/* the discovery section */
+	{
+		size_t disc = find_section(b, n, "DISC");
+
+		tap_ok(disc != 0, "discovery section found at %zu", disc);
+		memcpy(c, b, n);
+		c[disc + 12] = 1;	/* complete, yet a problem is named */
+		resign(c, n);
+		expect_bad(bad, c, n, (long long)disc + 12, "complete discovery with a problem");
+		memcpy(c, b, n);
+		c[disc + 12] = 2;
+		resign(c, n);
+		expect_bad(bad, c, n, (long long)disc + 12, "discovery flag 2");
+	}
+	/* geometry: paging depth */
+	{
+		size_t g = find_section(b, n, "GEOM");
+
+		memcpy(c, b, n);
+		c[g + 12 + 124] = 3;
+		resign(c, n);
+		expect_bad(bad, c, n, (long long)g + 12 + 124, "3 page-table levels");
+	}
 	/* pgmap index of range 0 */
 	memcpy(c, b, n);
 	c[rng + 12 + 4 + 16] = 5;

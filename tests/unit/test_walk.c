@@ -8,44 +8,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "diff.h"
 #include "discover.h"
 #include "kernel.h"
 #include "synth_kernel.h"
+#include "synth_open.h"
 #include "tap.h"
 #include "walk.h"
 
 static char dir[] = "/tmp/mmc-walk-XXXXXX";
-
-static struct mmc_error *open_synth(const struct synth_opts *o, const char *name,
-				    struct mmc_kernel **k)
-{
-	struct mmc_layout *l = mmc_layout_create();
-	struct mmc_mem *mem = NULL;
-	struct mmc_error *err;
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (!l || synth_layout(l) || synth_write(path, o)) {
-		mmc_layout_destroy(l);
-		return mmc_error_create(MMC_ERR_INTERNAL, path, "building synthetic image");
-	}
-	err = mmc_mem_open_kcore(path, &mem);
-	if (err) {
-		mmc_layout_destroy(l);
-		return err;
-	}
-	return mmc_kernel_create(l, mem, NULL, k);
-}
 
 static struct mmc_snapshot *snap_of(const struct synth_opts *o, const char *name,
 				    struct mmc_walk_stats *st)
 {
 	struct mmc_kernel *k = NULL;
 	struct mmc_snapshot *s = NULL;
-	struct mmc_error *err = open_synth(o, name, &k);
+	struct mmc_error *err = synth_open(dir, name, o, &k);
 
 	if (!err)
 		err = mmc_walk(k, NULL, NULL, &s, st);
@@ -92,7 +73,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		tap_skip_all("mkdtemp failed");
 
-	err = open_synth(&base, "base.core", &k);
+	err = synth_open(dir, "base.core", &base, &k);
 	tap_ok(!err, "synthetic kernel opens");
 	if (!err) {
 		err = mmc_discover(k, &d);
@@ -175,17 +156,147 @@ int main(void)
 
 	o = base;
 	o.xa_cycle = 1;
-	err = open_synth(&o, "cycle.core", &k);
+	err = synth_open(dir, "cycle.core", &o, &k);
 	if (!err)
 		err = mmc_discover(k, &d);
-	tap_ok(err && err->code == MMC_ERR_CORRUPT, "xarray cycle: corrupt error, no hang");
+	/* the knob: slot 3 of the one shift-12 node points back at the node,
+	 * after the two pgmaps in slots 0 and 1 */
+	tap_ok(!err && d && d->problem && d->problem->code == MMC_ERR_CORRUPT &&
+	       d->problem->has_address && d->npgmaps == 2 && d->nranges == 2,
+	       "xarray cycle: no hang; discovery incomplete (%s), the 2 pgmaps before it kept",
+	       d && d->problem ? d->problem->message : "no problem recorded");
 	mmc_error_destroy(err);
+	mmc_discovery_destroy(d);
+	d = NULL;
 	mmc_kernel_destroy(k);
 	k = NULL;
 
+	/*
+	 * Corrupt kernel state: the walk terminates and records what is there,
+	 * for lint to judge.  Expected values come from what each knob writes
+	 * (synth_kernel.h), not from the walker.
+	 */
+	o = base;
+	o.unreadable_pgmap = 1;		/* pgmap0 at page_offset + 3 MiB, its frame left out */
+	err = synth_open(dir, "pgmap-unreadable.core", &o, &k);
+	if (!err)
+		err = mmc_discover(k, &d);
+	tap_ok(!err && d && d->problem && d->problem->code == MMC_ERR_NODATA &&
+	       d->problem->has_address &&
+	       d->problem->address == SK_PAGE_OFFSET + (3ULL << 20) &&
+	       d->npgmaps == 1 && d->nranges == 1 && d->ranges[0].start_pfn == SK_R1_PFN,
+	       "pgmap pointer into unreadable memory: discovery incomplete at that address (%s), the good pgmap and its range kept",
+	       d && d->problem ? d->problem->message : "no problem recorded");
+	mmc_error_destroy(err);
+	mmc_discovery_destroy(d);
+	d = NULL;
+	mmc_kernel_destroy(k);
+	k = NULL;
+	b = snap_of(&o, "pgmap-unreadable2.core", &st);
+	tap_ok(b && !mmc_snapshot_discovery_complete(b) && st.pages == 1024,
+	       "... and the snapshot says so, with the 1024 pages of the range it has");
+	mmc_snapshot_destroy(b);
+
+	o = base;
+	o.big_order_head = SK_R1_PFN;	/* page[1]: order 10, nr_pages 1024 */
+	b = snap_of(&o, "big-order.core", &st);
+	{
+		struct mmc_nrec rec;
+		bool got = b && mmc_snapshot_get(b, 1, SK_R1_PFN + 1, &rec);
+
+		tap_ok(got && rec.state == MMC_PS_READ && rec.slot[0].cls == MMC_V_RAW &&
+		       (rec.slot[0].raw & 0xff) == 10 && rec.slot[4].raw == 1024,
+		       "order 10 beyond vmemmap_shift 9: page[1] recorded as it is (_flags_1 order 10, nr_pages 1024)");
+	}
+	mmc_snapshot_destroy(b);
+
+	o = base;
+	o.double_map = 1;		/* range 0's vmemmap page 3 maps page 2's frame */
+	b = snap_of(&o, "vmemmap-alias.core", &st);
+	{
+		struct mmc_vframe v2, v3;
+
+		if (b) {
+			mmc_snapshot_range_vframe(b, 0, 2, &v2);
+			mmc_snapshot_range_vframe(b, 0, 3, &v3);
+		}
+		tap_ok(b && st.pages == 1536 && v3.kind == MMC_VF_RAM && v3.share_back == 1 &&
+		       v3.paddr == v2.paddr,
+		       "order-0 vmemmap page mapped twice: recorded as sharing the frame of the page before");
+	}
+	mmc_snapshot_destroy(b);
+
+	o = base;
+	o.wild_pgmap = SK_R0_PFN + 5;	/* its pgmap slot points 1 GiB into the direct map */
+	b = snap_of(&o, "wild-pgmap.core", &st);
+	{
+		struct mmc_nrec rec;
+
+		tap_ok(b && st.pages == 1536 && mmc_snapshot_get(b, 0, SK_R0_PFN + 5, &rec) &&
+		       rec.slot[1].cls == MMC_V_OBJ && rec.slot[1].raw == SK_PAGE_OFFSET + (1ULL << 30),
+		       "a page's pgmap pointing into memory the dump lacks: recorded as a pointer, not followed");
+	}
+	mmc_snapshot_destroy(b);
+
+	o = base;
+	o.vmemmap_cross = 1;
+	b = snap_of(&o, "vmemmap-cross.core", &st);
+	{
+		struct mmc_vframe v0, v1;
+		struct mmc_nrec rec;
+
+		if (b) {
+			mmc_snapshot_range_vframe(b, 0, 3, &v0);
+			mmc_snapshot_range_vframe(b, 1, 0, &v1);
+		}
+		/* range 0's pfn 192 reads range 1's head page: PG_head set */
+		tap_ok(b && v0.paddr == v1.paddr && v0.kind == MMC_VF_RAM &&
+		       mmc_snapshot_get(b, 0, SK_R0_PFN + 192, &rec) &&
+		       (rec.slot[0].raw & (1ULL << 6)),
+		       "one frame under two ranges: both record its address, range 0 holds range 1's struct pages");
+	}
+	mmc_snapshot_destroy(b);
+
+	o = base;
+	o.wild_tail = SK_R1_PFN + 7;
+	o.head_cycle = 1;
+	b = snap_of(&o, "wild.core", &st);
+	{
+		struct mmc_nrec rec, head;
+
+		tap_ok(b && st.pages == 1536 &&
+		       mmc_snapshot_get(b, 1, SK_R1_PFN + 7, &rec) && rec.slot[1].cls == MMC_V_OBJ &&
+		       mmc_snapshot_get(b, 1, SK_R1_PFN, &head) && head.slot[1].cls == MMC_V_PAGE &&
+		       head.slot[1].v == 1 && head.slot[1].off == 1,
+		       "compound_head outside the memmap and a head pointing at its page[1]: walk ends, both recorded (obj, page+1+1)");
+	}
+	mmc_snapshot_destroy(b);
+
+	o = base;
+	o.huge_range = 1;
+	{
+		struct timespec t0, t1;
+		double secs;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		b = snap_of(&o, "huge-range.core", &st);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+		/* pages: range 0 (512) and range 1 up to 2^34 pfns; read: the
+		 * 1536 mapped ones; the rest unmapped, about one run per
+		 * non-present table entry (512 PMD + 512 PUD + PGD entries) */
+		tap_ok(b && st.pages == 512 + (1ULL << 34) - SK_R1_PFN &&
+		       st.unmapped == st.pages - 1536 && mmc_snapshot_nruns(b) < 2048 &&
+		       secs < 30,
+		       "a pgmap range of 2^34 pages the page tables do not map: %llu pages, %llu unmapped, %llu runs, %.2f s",
+		       (unsigned long long)st.pages, (unsigned long long)st.unmapped,
+		       b ? (unsigned long long)mmc_snapshot_nruns(b) : 0ULL, secs);
+	}
+	mmc_snapshot_destroy(b);
+
 	o = base;
 	o.release = "6.12.9-other";
-	err = open_synth(&o, "mismatch.core", &k);
+	err = synth_open(dir, "mismatch.core", &o, &k);
 	tap_ok(err && err->code == MMC_ERR_MISMATCH, "release mismatch refused");
 	mmc_error_destroy(err);
 	mmc_kernel_destroy(k);

@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Diff, chunks: the two images' runs of one range walked side by side.  At
+ * each position the current runs of both images overlap for some pages;
+ * the records of the two runs are linear in the pfn, so the set of
+ * differing fields is constant over the overlap except where a slot's two
+ * progressions cross (one pfn), where the flags word's difference would
+ * change (different flag strides) or where the page's kind changes.  Such a
+ * chunk is accounted at once: identical images cost O(runs), and so does a
+ * constant difference (a mutant that changes every tail page the same way).
+ * vmemmap frames are compared the same way, run against run.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff_int.h"
+#include "snapshot.h"
+#include "snapshot_share.h"
+
+
+static bool side_load(struct side *sd, uint64_t pos)
+{
+	size_t run;
+
+	/* far ahead (past a skipped pattern): jump */
+	if (sd->start != UINT64_MAX && pos >= sd->start + sd->count + 64 &&
+	    mmc_snapshot_find_run(sd->s, sd->range, pos, &run) && run > sd->run)
+		sd->run = run;
+	while (sd->run < sd->nruns && !(pos >= sd->start && pos < sd->start + sd->count)) {
+		mmc_snapshot_range_run(sd->s, sd->range, sd->run, &sd->start, &sd->count,
+				       &sd->first, &sd->stride);
+		if (pos >= sd->start && pos < sd->start + sd->count)
+			return true;
+		sd->run++;
+	}
+	return pos >= sd->start && pos < sd->start + sd->count;
+}
+
+/* The kind of page pfn's record is: which page of its compound page. */
+static enum mmc_tail_index tail_of(const struct dctx *c, uint64_t pfn,
+				   const struct mmc_nrec *r)
+{
+	const struct mmc_nval *ch;
+	uint64_t head;
+
+	if (c->ch_slot >= r->nslots)
+		return MMC_TAIL_NONE;
+	ch = &r->slot[c->ch_slot];
+	if (!mmc_nval_bit0(ch) || ch->cls == MMC_V_NULL)
+		return MMC_TAIL_NONE;
+	if (mmc_compound_info_head_pfn(c->ga, pfn, ch, &head) && head < pfn)
+		return mmc_tail_index_of(pfn - head);
+	return MMC_TAIL_OTHER;
+}
+
+/*
+ * Pages from pfn on (at most n) whose kind stays what it is at pfn.  Along
+ * a run a pointer-encoded tail's delta moves by the stride; a mask-encoded
+ * one (a RAW constant) names the head below it, so the kind is fixed from
+ * page[3] to the end of its compound page.
+ */
+static uint64_t tail_const(const struct dctx *c, const struct side *A, uint64_t pfn,
+			   const struct mmc_nrec *r, uint64_t n)
+{
+	const struct mmc_nval *ch;
+	int64_t dv;
+	unsigned int order;
+
+	if (c->ch_slot >= r->nslots)
+		return n;
+	ch = &r->slot[c->ch_slot];
+	dv = A->stride.slot[c->ch_slot].v;
+	if (ch->cls == MMC_V_PAGE && (ch->off & 1)) {
+		if (dv == 0 || (ch->v <= -3 && dv < 0) || (ch->v >= 0 && dv > 0))
+			return n;
+		return 1;
+	}
+	if (ch->cls == MMC_V_RAW && A->stride.slot[c->ch_slot].raw == 0 &&
+	    mmc_compound_info_is_mask(c->ga->struct_page_size, ch->raw, &order)) {
+		uint64_t nr = 1ULL << order, i = pfn & (nr - 1);
+
+		if (i < MMC_TAIL_OTHER)
+			return 1;
+		return nr - i < n ? nr - i : n;
+	}
+	if (ch->cls != MMC_V_PAGE && ch->cls != MMC_V_NULL &&
+	    (A->stride.slot[c->ch_slot].raw & 1))
+		return 1;
+	return n;
+}
+
+/* Compare two READ records at the overlap start; returns the chunk length
+ * (<= n) over which the signature stays the same. */
+static uint64_t compare_read(struct dctx *c, const struct side *A,
+			     const struct side *B, const struct mmc_nrec *ra,
+			     const struct mmc_nrec *rb, uint64_t n, struct sig *s)
+{
+	unsigned int k, nmax = ra->nslots > rb->nslots ? ra->nslots : rb->nslots;
+
+	for (k = 0; k < nmax; k++) {
+		const struct mmc_nval *x = &ra->slot[k], *y = &rb->slot[k];
+		int64_t da, db;
+		bool eq;
+
+		if (k < ra->nslots && k < rb->nslots && k != c->flags_slot &&
+		    c->split[k][s->tail] &&
+		    (x->cls == MMC_V_RAW || x->cls == MMC_V_NULL) &&
+		    (y->cls == MMC_V_RAW || y->cls == MMC_V_NULL) && x->cls != y->cls) {
+			/* two ints in a pointer-capable slot: 0 is NULL, not a change of kind */
+			uint64_t d = (x->cls == MMC_V_RAW ? (uint64_t)x->v : 0) ^
+				     (y->cls == MMC_V_RAW ? (uint64_t)y->v : 0);
+
+			s->slot_mask |= 1u << k;
+			s->half[k] = (uint8_t)(((d & 0xffffffffULL) ? 1 : 0) | ((d >> 32) ? 2 : 0));
+			n = 1;
+			continue;
+		}
+		if (k >= ra->nslots || k >= rb->nslots || x->cls != y->cls ||
+		    x->off != y->off || (x->cls == MMC_V_OBJ && x->region != y->region)) {
+			s->slot_mask |= 1u << k;
+			continue;
+		}
+		da = A->stride.slot[k].v;
+		db = B->stride.slot[k].v;
+		if (x->cls == MMC_V_OBJ && (da || db))
+			n = 1;	/* each page meets other objects: pair one by one */
+		eq = diff_nval_equal(c, x, y);
+		if (!eq && x->cls == MMC_V_RAW && k != c->flags_slot &&
+		    c->split[k][s->tail]) {
+			uint64_t d = (uint64_t)x->v ^ (uint64_t)y->v;
+
+			s->half[k] = (uint8_t)(((d & 0xffffffffULL) ? 1 : 0) |
+					       ((d >> 32) ? 2 : 0));
+			if (da != db)
+				n = 1;	/* which half differs may change */
+		}
+		if (!eq) {
+			s->slot_mask |= 1u << k;
+			if (k == c->flags_slot && x->cls == MMC_V_RAW) {
+				s->flags_split = true;
+				s->flag_xor = (uint64_t)x->v ^ (uint64_t)y->v;
+				if (da != 0 || db != 0)
+					n = 1;
+			}
+		}
+		if (da != db) {
+			__int128 num = (__int128)y->v - x->v;
+			__int128 den = (__int128)da - db;
+
+			if (eq) {
+				n = 1;
+			} else if (num % den == 0) {
+				__int128 kk = num / den;
+
+				if (kk > 0 && kk < (__int128)n)
+					n = (uint64_t)kk;
+			}
+		}
+	}
+	if (ra->role != rb->role)
+		s->role = true;
+	return n;
+}
+
+/*
+ * Patterns (snapshot.h): where both images repeat a body of runs with the
+ * same period from pos on, and every value moves by the same delta a
+ * repetition in both (OBJ and pgmap numbers not at all: their pairing is
+ * not a difference of values), each repetition's records differ from the
+ * other image's exactly as the next one's do.  So after one repetition
+ * compared chunk by chunk and found identical (nothing differing,
+ * unreadable or uninitialised), the other repetitions both images share
+ * are identical too.
+ */
+static bool rep_start(const struct side *sd, uint64_t pos, struct mmc_snapshot_pattern *p,
+		      size_t *pi, uint64_t *rep)
+{
+	size_t lo = 0, hi = mmc_snapshot_range_npatterns(sd->s, sd->range);
+
+	if (!hi)
+		return false;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		mmc_snapshot_range_pattern(sd->s, sd->range, mid, p);
+		if (p->start <= pos)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	mmc_snapshot_range_pattern(sd->s, sd->range, lo, p);
+	if (pos < p->start || p->reps < 2 || !p->period || (pos - p->start) % p->period)
+		return false;
+	*rep = (pos - p->start) / p->period;
+	*pi = lo;
+	return *rep < p->reps;
+}
+
+static bool moves_alike(const struct side *A, size_t pa, const struct side *B, size_t pb,
+			uint32_t nbody)
+{
+	for (uint32_t b = 0; b < nbody; b++) {
+		struct mmc_nrec fa, fb, da, db;
+		uint64_t ca, cb;
+
+		mmc_snapshot_range_pattern_run(A->s, A->range, pa, b, &ca, &fa, NULL, &da);
+		mmc_snapshot_range_pattern_run(B->s, B->range, pb, b, &cb, &fb, NULL, &db);
+		if (ca != cb || fa.nslots != fb.nslots)
+			return false;
+		for (unsigned int k = 0; k < fa.nslots && k < MMC_MAX_SLOTS; k++) {
+			bool numbered = fa.slot[k].cls == MMC_V_OBJ || fa.slot[k].cls == MMC_V_PGMAP ||
+					fb.slot[k].cls == MMC_V_OBJ || fb.slot[k].cls == MMC_V_PGMAP;
+
+			if (da.slot[k].v != db.slot[k].v || (numbered && da.slot[k].v))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Pages from pos on that one repetition's comparison stands for (0: none). */
+static uint64_t alike_reps(const struct dctx *c, const struct side *A, const struct side *B,
+			   uint64_t pos, uint64_t *period)
+{
+	struct mmc_snapshot_pattern pa, pb;
+	size_t ia, ib;
+	uint64_t ra, rb, left;
+
+	if (c->per_page || !rep_start(A, pos, &pa, &ia, &ra) || !rep_start(B, pos, &pb, &ib, &rb) ||
+	    pa.period != pb.period || pa.nbody != pb.nbody)
+		return 0;
+	left = pa.reps - ra < pb.reps - rb ? pa.reps - ra : pb.reps - rb;
+	if (left < 2 || !moves_alike(A, ia, B, ib, pa.nbody))
+		return 0;
+	*period = pa.period;
+	return (left - 1) * pa.period;
+}
+
+struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr,
+				    const struct mmc_snapshot *a, size_t ia,
+				    const struct mmc_snapshot *b, size_t ib)
+{
+	struct side *A = calloc(2, sizeof(*A)), *B;
+	struct mmc_diff_result *res = c->res;
+	uint64_t pos = dr->start_pfn;
+	uint64_t skip = 0, probe_end = 0, period = 0, seen[4] = { 0 };
+	struct mmc_nrec ra, rb;
+
+	if (!A)
+		return mmc_error_nomem();
+	B = A + 1;
+	A->s = a;
+	A->range = ia;
+	A->nruns = mmc_snapshot_range_nruns(a, ia);
+	B->s = b;
+	B->range = ib;
+	B->nruns = mmc_snapshot_range_nruns(b, ib);
+	A->start = B->start = UINT64_MAX;
+	while (pos < dr->end_pfn && !c->oom) {
+		uint64_t n, na, nb;
+		bool ua, ub;
+		struct sig s;
+
+		if (pos == probe_end && skip) {
+			if (dr->differing == seen[0] && dr->unreadable_a == seen[1] &&
+			    dr->unreadable_b == seen[2] && dr->not_init == seen[3]) {
+				dr->compared += skip;
+				res->pages_compared += skip;
+				pos += skip;
+			}
+			skip = 0;
+			continue;
+		}
+		if (!skip && (skip = alike_reps(c, A, B, pos, &period))) {
+			probe_end = pos + period;
+			seen[0] = dr->differing;
+			seen[1] = dr->unreadable_a;
+			seen[2] = dr->unreadable_b;
+			seen[3] = dr->not_init;
+		}
+
+		if (!side_load(A, pos) || !side_load(B, pos)) {
+			free(A);
+			return mmc_error_create(MMC_ERR_INTERNAL, NULL,
+						"diff: range [0x%llx, 0x%llx) has no record for pfn 0x%llx",
+						(unsigned long long)dr->start_pfn,
+						(unsigned long long)dr->end_pfn,
+						(unsigned long long)pos);
+		}
+		na = A->start + A->count - pos;
+		nb = B->start + B->count - pos;
+		n = na < nb ? na : nb;
+		mmc_nrec_run_at(&A->first, &A->stride, pos - A->start, &ra);
+		mmc_nrec_run_at(&B->first, &B->stride, pos - B->start, &rb);
+		ua = ra.state == MMC_PS_UNREADABLE || ra.state == MMC_PS_UNMAPPED;
+		ub = rb.state == MMC_PS_UNREADABLE || rb.state == MMC_PS_UNMAPPED;
+		if (ua || ub) {
+			if (ua)
+				dr->unreadable_a += n;
+			if (ub)
+				dr->unreadable_b += n;
+			res->pages_unreadable += n;
+			diff_close_group(c);
+			pos += n;
+			continue;
+		}
+		if (ra.state == MMC_PS_NOT_INIT && rb.state == MMC_PS_NOT_INIT) {
+			dr->not_init += n;
+			res->pages_not_init += n;
+			diff_close_group(c);
+			pos += n;
+			continue;
+		}
+		memset(&s, 0, sizeof(s));
+		if (ra.state != rb.state) {
+			s.state = true;
+			s.role = ra.role != rb.role;
+		} else {
+			s.tail = tail_of(c, pos, &ra);	/* names of split slots */
+			n = compare_read(c, A, B, &ra, &rb, n, &s);
+		}
+		if (diff_sig_any(&s)) {
+			s.tail = tail_of(c, pos, &ra);
+			n = tail_const(c, A, pos, &ra, n);
+		}
+		dr->compared += n;
+		res->pages_compared += n;
+		if (!diff_sig_any(&s)) {
+			diff_close_group(c);
+			pos += n;
+			continue;
+		}
+		dr->differing += n;
+		res->pages_differing += n;
+		diff_count_fields(c, &s, n);
+		diff_note_group(c, &s, pos, n);
+		diff_note_pages(c, &s, pos, n, A, B);
+		pos += n;
+	}
+	free(A);
+	return NULL;
+}
+
+/* One image's current vframe run, the one before it, and where the
+ * first page mapping its frame is when its pages share one (by runs). */
+struct vside {
+	struct mmc_fshare_run prev, cur;
+	bool have_prev, grouped;
+	uint64_t base, gcount;
+};
+
+static void vside_next(const struct mmc_snapshot *s, size_t range, size_t j, struct vside *v)
+{
+	if (j) {
+		v->prev = v->cur;
+		v->have_prev = true;
+	}
+	mmc_fshare_load(s, range, j, &v->cur);
+	v->grouped = mmc_fshare_group(v->have_prev ? &v->prev : NULL, &v->cur, &v->base,
+				      &v->gcount);
+}
+
+/* How far back the first vmemmap page mapping page k's frame is. */
+static uint64_t back_of(const struct mmc_fshare *fs, const struct vside *v, uint64_t k)
+{
+	if (fs->by_runs)
+		return v->grouped ? k - v->base : 0;
+	return k - fs->vs.first[k];
+}
+
+/* Vmemmap pages in [idx, idx + n) whose frame is shared with another
+ * page of the range in one image and not the same way in the other: the
+ * walker's share_back only looks within one compound page's period.  The
+ * chunk lies in the current run of each image. */
+static uint64_t share_differs(const struct mmc_fshare *fa, const struct vside *va,
+			      const struct mmc_fshare *fb, const struct vside *vb,
+			      uint64_t idx, uint64_t n)
+{
+	uint64_t d = 0, end = idx + n;
+
+	if (end > fa->n)
+		end = fa->n;
+	if (end > fb->n)
+		end = fb->n;
+	if (idx >= end)
+		return 0;
+	if (fa->by_runs && fb->by_runs) {
+		/* back is k - base in a grouped run, 0 elsewhere */
+		if (va->grouped && vb->grouped)
+			return va->base == vb->base ? 0 : end - idx;
+		if (va->grouped || vb->grouped) {
+			uint64_t s = va->grouped ? va->base : vb->base;
+
+			return end - idx - (s >= idx && s < end ? 1 : 0);
+		}
+		return 0;
+	}
+	for (uint64_t k = idx; k < end; k++)
+		d += back_of(fa, va, k) != back_of(fb, vb, k);
+	return d;
+}
+
+void diff_vframes(struct dctx *c, struct mmc_diff_range *dr,
+		  const struct mmc_snapshot *a, size_t ia,
+		  const struct mmc_snapshot *b, size_t ib)
+{
+	size_t nva = mmc_snapshot_range_nvframe_runs(a, ia);
+	size_t nvb = mmc_snapshot_range_nvframe_runs(b, ib);
+	uint64_t ta = mmc_snapshot_range_nvframes(a, ia);
+	uint64_t tb = mmc_snapshot_range_nvframes(b, ib);
+	uint64_t total = ta < tb ? ta : tb, idx = 0;
+	size_t ja = 0, jb = 0;
+	struct vside A, B;
+	struct mmc_fshare va, vb;
+	struct mmc_error *err;
+
+	memset(&A, 0, sizeof(A));
+	memset(&B, 0, sizeof(B));
+	err = mmc_fshare_build(a, ia, c->per_page, &va);
+	if (!err) {
+		err = mmc_fshare_build(b, ib, c->per_page, &vb);
+		if (err)
+			mmc_fshare_free(&va);
+	}
+	if (err) {
+		mmc_error_destroy(err);
+		c->oom = true;
+		return;
+	}
+	while (idx < total) {
+		const struct mmc_vframe *fa = &A.cur.first, *sa = &A.cur.stride;
+		const struct mmc_vframe *fb = &B.cur.first, *sb = &B.cur.stride;
+		uint64_t n, ka, kb;
+		int64_t sha, shb, dva, dvb;
+		bool ura, urb;
+
+		while (idx >= A.cur.start + A.cur.count && ja < nva)
+			vside_next(a, ia, ja++, &A);
+		while (idx >= B.cur.start + B.cur.count && jb < nvb)
+			vside_next(b, ib, jb++, &B);
+		if (idx >= A.cur.start + A.cur.count || idx >= B.cur.start + B.cur.count)
+			break;
+		n = A.cur.start + A.cur.count - idx;
+		if (B.cur.start + B.cur.count - idx < n)
+			n = B.cur.start + B.cur.count - idx;
+		ka = idx - A.cur.start;
+		kb = idx - B.cur.start;
+		ura = fa->kind == MMC_VF_UNREADABLE;
+		urb = fb->kind == MMC_VF_UNREADABLE;
+		if (ura || urb) {
+			dr->vframes_unreadable += n;
+			idx += n;
+			continue;
+		}
+		sha = (int64_t)((uint64_t)fa->share_back + (uint64_t)sa->share_back * ka);
+		shb = (int64_t)((uint64_t)fb->share_back + (uint64_t)sb->share_back * kb);
+		dva = (int64_t)((uint64_t)fa->dev_off + (uint64_t)sa->dev_off * ka);
+		dvb = (int64_t)((uint64_t)fb->dev_off + (uint64_t)sb->dev_off * kb);
+		if (sa->share_back != sb->share_back || sa->dev_off != sb->dev_off)
+			n = 1;
+		if (fa->kind != fb->kind || sha != shb || dva != dvb) {
+			dr->vframes_differing += n;
+			c->vframe_cnt += n;
+		} else {
+			uint64_t d = share_differs(&va, &A, &vb, &B, idx, n);
+
+			dr->vframes_differing += d;
+			c->vframe_cnt += d;
+		}
+		idx += n;
+	}
+	mmc_fshare_free(&va);
+	mmc_fshare_free(&vb);
+	if (ta != tb) {
+		uint64_t extra = ta > tb ? ta - tb : tb - ta;
+
+		dr->vframes_differing += extra;
+		c->vframe_cnt += extra;
+	}
+}

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Diff, naming: what differs, as the kernel names it for that kind of page
+ * (mmc_slot_label(): "compound_head" on a tail, "_flags_1" on page[1]); the
+ * flags word split into flags.zone, flags.node, page[1]'s order byte and
+ * flags.PG_<bit> (rules.h); two 4-byte members of one slot told apart.
+ * Counted per field and range, grouped over consecutive pfns with the same
+ * fields, the first differing pages kept whole.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "diff_int.h"
+#include "mmc_util.h"
+#include "page_decode.h"
+
+static void slot_name(const struct dctx *c, unsigned int slot, enum mmc_tail_index tail,
+		      char *buf, size_t size)
+{
+	if (c->la)
+		mmc_slot_label(c->la, slot, tail, buf, size);
+	else
+		snprintf(buf, size, "+0x%x", slot * 8);
+}
+
+static uint32_t nr_pageflags(const struct dctx *c)
+{
+	int64_t v;
+
+	if (c->ga->nr_pageflags)
+		return c->ga->nr_pageflags;
+	if (c->la && mmc_layout_enum_value(c->la, MMC_ENUM_PAGEFLAGS, "__NR_PAGEFLAGS", &v) &&
+	    v > 0 && v <= 64)
+		return (uint32_t)v;
+	return 0;
+}
+
+/* page[1]'s flags word keeps the folio order in its low byte: one field,
+ * not eight bits. */
+static uint64_t order_mask(const struct dctx *c, enum mmc_tail_index tail)
+{
+	return tail == MMC_TAIL_FIRST && mmc_order_in_flags1(c->la) ? MMC_FLAGS1_ORDER_MASK : 0;
+}
+
+/* Prefix for split flag names: "flags" for the page flags word, else the
+ * slot's label (page[1]'s "_flags_1"). */
+static void flags_prefix(const struct dctx *c, enum mmc_tail_index tail, char *buf, size_t size)
+{
+	slot_name(c, c->flags_slot, tail, buf, size);
+	if (!strncmp(buf, "flags", 5))
+		snprintf(buf, size, "flags");
+}
+
+static void bit_name(const struct dctx *c, enum mmc_tail_index tail, unsigned int bit,
+		     char *buf, size_t size)
+{
+	char pre[32];
+	const char *pg = NULL;
+
+	flags_prefix(c, tail, pre, sizeof(pre));
+	/* page[1]'s _flags_1 is its own flags word: same bit names */
+	if ((!strcmp(pre, "flags") || tail == MMC_TAIL_FIRST) && bit < nr_pageflags(c))
+		pg = mmc_pageflag_name(c->la, bit);
+	if (pg)
+		snprintf(buf, size, "%s.%s", pre, pg);
+	else
+		snprintf(buf, size, "%s.bit%u", pre, bit);
+}
+
+static void add_name(char *list, size_t size, const char *name)
+{
+	size_t len = strlen(list);
+
+	if (len && len + 1 < size) {
+		list[len++] = ',';
+		list[len] = 0;
+	}
+	snprintf(list + len, size - len, "%s", name);
+}
+
+/* Comma-separated field names of a signature (no duplicates). */
+static void sig_names(const struct dctx *c, const struct sig *s, char *out, size_t size)
+{
+	uint64_t zm = mmc_flags_zone_mask(c->ga), nm = mmc_flags_node_mask(c->ga);
+	uint64_t om = order_mask(c, s->tail);
+	char name[48], pre[32];
+	unsigned int k, b;
+
+	out[0] = 0;
+	for (k = 0; k < MMC_MAX_SLOTS; k++) {
+		if (!(s->slot_mask & (1u << k)))
+			continue;
+		if (k == c->flags_slot && s->flags_split) {
+			flags_prefix(c, s->tail, pre, sizeof(pre));
+			if (s->flag_xor & zm) {
+				snprintf(name, sizeof(name), "%s.zone", pre);
+				add_name(out, size, name);
+			}
+			if (s->flag_xor & nm) {
+				snprintf(name, sizeof(name), "%s.node", pre);
+				add_name(out, size, name);
+			}
+			if (s->flag_xor & om) {
+				snprintf(name, sizeof(name), "%s.order", pre);
+				add_name(out, size, name);
+			}
+			for (b = 0; b < 64; b++) {
+				if (!(s->flag_xor & ~(zm | nm | om) & (1ULL << b)))
+					continue;
+				bit_name(c, s->tail, b, name, sizeof(name));
+				add_name(out, size, name);
+			}
+			continue;
+		}
+		if (s->half[k]) {
+			if (s->half[k] & 1)
+				add_name(out, size, c->half_name[k][s->tail][0]);
+			if (s->half[k] & 2)
+				add_name(out, size, c->half_name[k][s->tail][1]);
+			continue;
+		}
+		slot_name(c, k, s->tail, name, sizeof(name));
+		add_name(out, size, name);
+	}
+	if (s->state)
+		add_name(out, size, "state");
+	if (s->role)
+		add_name(out, size, "role");
+}
+
+static bool sig_equal(const struct sig *a, const struct sig *b)
+{
+	return a->slot_mask == b->slot_mask && a->flags_split == b->flags_split &&
+	       a->flag_xor == b->flag_xor && a->tail == b->tail &&
+	       a->state == b->state && a->role == b->role &&
+	       !memcmp(a->half, b->half, sizeof(a->half));
+}
+
+/* Names of the halves of slots holding two 4-byte members. */
+void diff_names_init(struct dctx *c)
+{
+	for (unsigned int k = 0; k < MMC_MAX_SLOTS; k++)
+		for (unsigned int t = 0; t < MMC_TAIL_KINDS; t++)
+			c->split[k][t] = k != c->flags_slot && c->la &&
+					 mmc_slot_halves(c->la, k, (enum mmc_tail_index)t,
+							 c->half_name[k][t][0],
+							 c->half_name[k][t][1]);
+}
+
+void diff_names_reset(struct dctx *c)
+{
+	memset(c->slot_cnt, 0, sizeof(c->slot_cnt));
+	memset(c->half_cnt, 0, sizeof(c->half_cnt));
+	memset(c->zone_cnt, 0, sizeof(c->zone_cnt));
+	memset(c->order_cnt, 0, sizeof(c->order_cnt));
+	memset(c->node_cnt, 0, sizeof(c->node_cnt));
+	memset(c->bit_cnt, 0, sizeof(c->bit_cnt));
+	c->state_cnt = c->role_cnt = c->vframe_cnt = 0;
+}
+
+bool diff_sig_any(const struct sig *s)
+{
+	return s->slot_mask || s->state || s->role;
+}
+
+void diff_count_fields(struct dctx *c, const struct sig *s, uint64_t n)
+{
+	uint64_t zm = mmc_flags_zone_mask(c->ga), nm = mmc_flags_node_mask(c->ga);
+	enum mmc_tail_index t = s->tail;
+	uint64_t om = order_mask(c, t);
+	unsigned int k, b;
+
+	for (k = 0; k < MMC_MAX_SLOTS; k++) {
+		if (!(s->slot_mask & (1u << k)))
+			continue;
+		if (k == c->flags_slot && s->flags_split) {
+			if (s->flag_xor & zm)
+				c->zone_cnt[t] += n;
+			if (s->flag_xor & nm)
+				c->node_cnt[t] += n;
+			if (s->flag_xor & om)
+				c->order_cnt[t] += n;
+			for (b = 0; b < 64; b++)
+				if (s->flag_xor & ~(zm | nm | om) & (1ULL << b))
+					c->bit_cnt[t][b] += n;
+			continue;
+		}
+		if (s->half[k]) {
+			if (s->half[k] & 1)
+				c->half_cnt[k][t][0] += n;
+			if (s->half[k] & 2)
+				c->half_cnt[k][t][1] += n;
+			continue;
+		}
+		c->slot_cnt[k][t] += n;
+	}
+	if (s->state)
+		c->state_cnt += n;
+	if (s->role)
+		c->role_cnt += n;
+}
+
+void diff_add_field(struct mmc_diff_range *dr, const char *name, uint64_t n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	for (i = 0; i < dr->nfields; i++) {
+		if (!strcmp(dr->fields[i].name, name)) {
+			dr->fields[i].pages += n;
+			return;
+		}
+	}
+	if (dr->nfields == MMC_DIFF_MAX_FIELDS - 1 &&
+	    strcmp(name, "(other fields)") != 0) {
+		diff_add_field(dr, "(other fields)", n);
+		return;
+	}
+	if (dr->nfields >= MMC_DIFF_MAX_FIELDS)
+		return;
+	snprintf(dr->fields[dr->nfields].name, sizeof(dr->fields[0].name), "%s", name);
+	dr->fields[dr->nfields].pages = n;
+	dr->nfields++;
+}
+
+void diff_flush_fields(struct dctx *c, struct mmc_diff_range *dr)
+{
+	char name[48], pre[32];
+
+	for (unsigned int k = 0; k < MMC_MAX_SLOTS; k++) {
+		for (unsigned int ti = 0; ti < MMC_TAIL_KINDS; ti++) {
+			enum mmc_tail_index t = (enum mmc_tail_index)ti;
+
+			if (k == c->flags_slot) {
+				flags_prefix(c, t, pre, sizeof(pre));
+				snprintf(name, sizeof(name), "%s.zone", pre);
+				diff_add_field(dr, name, c->zone_cnt[t]);
+				snprintf(name, sizeof(name), "%s.node", pre);
+				diff_add_field(dr, name, c->node_cnt[t]);
+				snprintf(name, sizeof(name), "%s.order", pre);
+				diff_add_field(dr, name, c->order_cnt[t]);
+				for (unsigned int b = 0; b < 64; b++) {
+					if (!c->bit_cnt[t][b])
+						continue;
+					bit_name(c, t, b, name, sizeof(name));
+					diff_add_field(dr, name, c->bit_cnt[t][b]);
+				}
+			}
+			if (c->split[k][t]) {
+				diff_add_field(dr, c->half_name[k][t][0], c->half_cnt[k][t][0]);
+				diff_add_field(dr, c->half_name[k][t][1], c->half_cnt[k][t][1]);
+			}
+			if (!c->slot_cnt[k][t])
+				continue;
+			slot_name(c, k, t, name, sizeof(name));
+			diff_add_field(dr, name, c->slot_cnt[k][t]);
+		}
+	}
+	diff_add_field(dr, "state", c->state_cnt);
+	diff_add_field(dr, "role", c->role_cnt);
+	diff_add_field(dr, "vmemmap_frame", c->vframe_cnt);
+}
+
+static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	return mmc_grow_array(arr, cap, need, elem, 8);
+}
+
+void diff_close_group(struct dctx *c)
+{
+	struct mmc_diff_result *res = c->res;
+
+	if (!c->group_open)
+		return;
+	c->group_open = false;
+	res->groups_total++;
+	if (res->ngroups >= c->max_groups)
+		return;
+	if (!grow((void **)&res->groups, &c->groups_cap, res->ngroups + 1,
+		  sizeof(*res->groups))) {
+		c->oom = true;
+		return;
+	}
+	res->groups[res->ngroups++] = c->g;
+}
+
+void diff_note_group(struct dctx *c, const struct sig *s, uint64_t pfn, uint64_t n)
+{
+	char names[sizeof(c->g.fields)];
+
+	if (c->group_open && c->g.range == c->ri && c->g.last_pfn + 1 == pfn) {
+		bool same = sig_equal(&c->gsig, s);
+
+		if (!same) {
+			sig_names(c, s, names, sizeof(names));
+			same = !strcmp(names, c->g.fields);
+		}
+		if (same) {
+			c->gsig = *s;
+			c->g.last_pfn = pfn + n - 1;
+			c->g.npages += n;
+			return;
+		}
+	}
+	diff_close_group(c);
+	c->group_open = true;
+	c->gsig = *s;
+	memset(&c->g, 0, sizeof(c->g));
+	c->g.range = c->ri;
+	c->g.first_pfn = pfn;
+	c->g.last_pfn = pfn + n - 1;
+	c->g.npages = n;
+	sig_names(c, s, c->g.fields, sizeof(c->g.fields));
+}
+
+void diff_note_pages(struct dctx *c, const struct sig *s, uint64_t pfn, uint64_t n,
+		     const struct side *A, const struct side *B)
+{
+	struct mmc_diff_result *res = c->res;
+	uint64_t i;
+
+	for (i = 0; i < n && res->npages < c->max_pages; i++) {
+		struct mmc_diff_page *p;
+
+		if (!grow((void **)&res->pages, &c->pages_cap, res->npages + 1,
+			  sizeof(*res->pages))) {
+			c->oom = true;
+			return;
+		}
+		p = &res->pages[res->npages++];
+		memset(p, 0, sizeof(*p));
+		p->pfn = pfn + i;
+		p->range = c->ri;
+		p->tail_index = s->tail;
+		mmc_nrec_run_at(&A->first, &A->stride, pfn + i - A->start, &p->a);
+		mmc_nrec_run_at(&B->first, &B->stride, pfn + i - B->start, &p->b);
+		p->slot_mask = s->slot_mask;
+		p->state_differs = s->state;
+		p->role_differs = s->role;
+	}
+}

@@ -1,0 +1,770 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Dump extent checks (dump_extent.h).  Only the x86_64 (little-endian,
+ * 64-bit) forms of each format are checked; others are left to
+ * libkdumpfile.
+ *
+ * kdump-compressed layout (makedumpfile diskdump_mod.h), all offsets in the
+ * file: the disk_dump_header at 0 (block_size at 428), the kdump_sub_header
+ * at block_size, the page bitmaps at (1 + sub_hdr_size) * block_size
+ * (bitmap_blocks blocks: the first half says which pfns exist, the second
+ * which were dumped, when both fit), then one 24-byte page_desc {u64
+ * offset, u32 size, u32 flags, u64 page_flags} per dumped pfn in pfn order,
+ * then the page data.
+ */
+#include "dump_extent.h"
+
+#include <elf.h>
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DD_HEADER_SIZE		464	/* sizeof(struct disk_dump_header_64) */
+#define DD_SUB_HEADER_SIZE	104	/* sizeof(struct kdump_sub_header_64), version 6 */
+#define DD_DESC_SIZE		24	/* sizeof(struct page_desc) */
+#define DD_MIN_BLOCK		512
+#define DD_MAX_BLOCK		(1u << 16)
+/* page_desc.flags: DUMP_DH_COMPRESSED_ZLIB, _LZO, _SNAPPY, _ZSTD */
+#define DD_COMPRESSED		(0x1u | 0x2u | 0x4u | 0x20u)
+/* disk_dump_header.status: makedumpfile stopped before writing everything */
+#define DD_STATUS_INCOMPLETE	0x8u
+#define DESC_CHUNK		4096	/* descriptors read at once */
+
+#define FLAT_HEADER_SIZE	4096	/* MAX_SIZE_MDF_HEADER */
+#define FLAT_SIG		"makedumpfile"
+
+#define ELF_MAX_PHDRS		(1u << 22)
+
+struct span {
+	uint64_t start, end;	/* [start, end) */
+	uint8_t reason;		/* physical damage spans only */
+};
+
+/* The bytes of the dump that exist: all of [0, size), or a flattened
+ * dump's segments. */
+struct extent {
+	int fd;
+	const char *path;
+	uint64_t size;
+	struct span *cov;	/* sorted, merged; NULL: all present */
+	size_t ncov;
+	bool flattened;
+};
+
+struct mmc_dump_damage {
+	uint32_t page_size;
+	uint64_t npfns;		/* kdump-compressed: bitmaps over [0, npfns) */
+	uint64_t *trunc, *corrupt;
+	struct span *spans;	/* ELF: physical ranges */
+	size_t nspans;
+};
+
+static uint64_t le(const uint8_t *p, unsigned int n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = (v << 8) | p[n];
+	return v;
+}
+
+/* The two fields of a page descriptor read for every dumped page. */
+static uint64_t le64_at(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+static uint32_t le32_at(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
+static uint64_t be(const uint8_t *p, unsigned int n)
+{
+	uint64_t v = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* Bytes present from off, at most len. */
+static uint64_t present(const struct extent *e, uint64_t off, uint64_t len)
+{
+	size_t lo = 0, hi = e->ncov;
+
+	if (!e->cov) {
+		if (off >= e->size)
+			return 0;
+		return e->size - off < len ? e->size - off : len;
+	}
+	while (lo < hi) {	/* first span ending after off */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->cov[mid].end <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == e->ncov || e->cov[lo].start > off)
+		return 0;
+	return e->cov[lo].end - off < len ? e->cov[lo].end - off : len;
+}
+
+static struct mmc_error *read_at(const struct extent *e, void *buf, size_t len,
+				 uint64_t off, const char *what)
+{
+	return mmc_pread_exact(e->fd, e->path, buf, len, off, what);
+}
+
+/* "the file is M bytes" or "its segments hold C of the M bytes". */
+static const char *size_phrase(const struct extent *e, char *buf, size_t n)
+{
+	uint64_t held = 0;
+	size_t i;
+
+	if (!e->flattened) {
+		snprintf(buf, n, "the file is %llu bytes", (unsigned long long)e->size);
+		return buf;
+	}
+	for (i = 0; i < e->ncov; i++)
+		held += e->cov[i].end - e->cov[i].start;
+	snprintf(buf, n, "its flattened segments hold %llu of the %llu bytes of the dump",
+		 (unsigned long long)held, (unsigned long long)e->size);
+	return buf;
+}
+
+static struct mmc_error *truncated(const struct extent *e, uint64_t need,
+				   const char *what)
+{
+	char sz[96];
+
+	return mmc_error_create(MMC_ERR_INPUT, e->path,
+				"dump truncated: %s, %s needs %llu",
+				size_phrase(e, sz, sizeof(sz)), what,
+				(unsigned long long)need);
+}
+
+/* ---- damage ---- */
+
+static struct mmc_error *damage_new(struct mmc_dump_damage **d, uint32_t page_size)
+{
+	if (*d)
+		return NULL;
+	*d = calloc(1, sizeof(**d));
+	if (!*d)
+		return mmc_error_nomem();
+	(*d)->page_size = page_size;
+	return NULL;
+}
+
+static struct mmc_error *mark_pfn(struct mmc_dump_damage *d, uint64_t npfns,
+				  uint64_t pfn, uint8_t reason)
+{
+	uint64_t **map = reason == MMC_UR_CORRUPT ? &d->corrupt : &d->trunc;
+
+	if (!*map) {
+		*map = calloc(npfns / 64 + 1, sizeof(uint64_t));
+		if (!*map)
+			return mmc_error_nomem();
+		d->npfns = npfns;
+	}
+	(*map)[pfn / 64] |= 1ULL << (pfn % 64);
+	return NULL;
+}
+
+static bool bit(const uint64_t *map, uint64_t pfn)
+{
+	return map && (map[pfn / 64] >> (pfn % 64)) & 1;
+}
+
+bool mmc_dump_damage_find(const struct mmc_dump_damage *d, uint64_t paddr,
+			  uint64_t len, uint64_t *good, uint8_t *reason)
+{
+	uint64_t ps, pfn, last, end;
+	size_t i;
+
+	if (!d || !len)
+		return false;
+	end = paddr + len < paddr ? UINT64_MAX : paddr + len;
+	if (d->trunc || d->corrupt) {
+		ps = d->page_size;
+		last = (end - 1) / ps;
+		for (pfn = paddr / ps; pfn <= last && pfn < d->npfns; pfn++) {
+			if (!bit(d->trunc, pfn) && !bit(d->corrupt, pfn))
+				continue;
+			*good = pfn * ps > paddr ? pfn * ps - paddr : 0;
+			*reason = bit(d->trunc, pfn) ? MMC_UR_TRUNCATED : MMC_UR_CORRUPT;
+			return true;
+		}
+	}
+	for (i = 0; i < d->nspans; i++) {
+		if (d->spans[i].end <= paddr || d->spans[i].start >= end)
+			continue;
+		*good = d->spans[i].start > paddr ? d->spans[i].start - paddr : 0;
+		*reason = d->spans[i].reason;
+		return true;
+	}
+	return false;
+}
+
+void mmc_dump_damage_destroy(struct mmc_dump_damage *d)
+{
+	if (!d)
+		return;
+	free(d->trunc);
+	free(d->corrupt);
+	free(d->spans);
+	free(d);
+}
+
+/* ---- kdump-compressed ---- */
+
+struct dd {
+	const struct extent *e;
+	uint32_t bs;
+	uint64_t max_pfn, start_pfn, end_pfn;
+	uint64_t descoff, ndesc, data_start;
+	bool incomplete;
+	/* findings */
+	uint64_t ntrunc, ncorrupt, need;
+	uint64_t first_trunc, first_corrupt, first_corrupt_pos;
+	uint64_t bad_off, bad_size, bad_flags;
+};
+
+static struct mmc_error *dd_region(const struct dd *dd, uint64_t off, uint64_t size,
+				   const char *what)
+{
+	if (off + size < off || present(dd->e, off, size) < size) {
+		char w[96];
+
+		snprintf(w, sizeof(w), "%s at offset %llu (%llu bytes)", what,
+			 (unsigned long long)off, (unsigned long long)size);
+		return truncated(dd->e, off + size < off ? UINT64_MAX : off + size, w);
+	}
+	return NULL;
+}
+
+/* One descriptor: nothing, or the pfn is marked. */
+static struct mmc_error *dd_desc(struct dd *dd, struct mmc_dump_damage **d,
+				 uint64_t pfn, uint64_t pos, const uint8_t *b, bool have)
+{
+	uint64_t off, size, flags, comp;
+	uint8_t reason = 0;
+	struct mmc_error *err;
+
+	if (!have) {
+		reason = MMC_UR_TRUNCATED;
+		if (pos + DD_DESC_SIZE > dd->need)
+			dd->need = pos + DD_DESC_SIZE;
+	} else {
+		off = le64_at(b);
+		size = le32_at(b + 8);
+		flags = le32_at(b + 12);
+		comp = flags & DD_COMPRESSED;
+		if (dd->incomplete && !off && !size && !flags) {
+			reason = MMC_UR_TRUNCATED;	/* never written */
+		} else if ((flags & ~(uint64_t)DD_COMPRESSED) || (comp & (comp - 1)) ||
+			   (comp ? !size || size > dd->bs : size != dd->bs) ||
+			   off < dd->data_start || off + size < off) {
+			reason = MMC_UR_CORRUPT;
+			if (!dd->ncorrupt) {
+				dd->first_corrupt_pos = pos;
+				dd->bad_off = off;
+				dd->bad_size = size;
+				dd->bad_flags = flags;
+			}
+		} else {
+			if (off + size > dd->need)
+				dd->need = off + size;
+			if (present(dd->e, off, size) < size)
+				reason = MMC_UR_TRUNCATED;
+		}
+	}
+	if (!reason)
+		return NULL;
+	err = damage_new(d, dd->bs);
+	if (!err)
+		err = mark_pfn(*d, dd->max_pfn, pfn, reason);
+	if (reason == MMC_UR_CORRUPT) {
+		if (!dd->ncorrupt++)
+			dd->first_corrupt = pfn;
+	} else if (!dd->ntrunc++) {
+		dd->first_trunc = pfn;
+	}
+	return err;
+}
+
+/* The pfns this file's descriptors cover: [start_pfn, dd_end()). */
+static uint64_t dd_end(const struct dd *dd, uint64_t bitmap_pfns)
+{
+	uint64_t end = dd->end_pfn < bitmap_pfns ? dd->end_pfn : bitmap_pfns;
+
+	return end < dd->max_pfn ? end : dd->max_pfn;
+}
+
+static struct mmc_error *dd_descriptors(struct dd *dd, const uint8_t *bitmap,
+					uint64_t bitmap_pfns,
+					struct mmc_dump_damage **d)
+{
+	uint8_t *buf = malloc((size_t)DESC_CHUNK * DD_DESC_SIZE);
+	struct mmc_error *err = NULL;
+	uint64_t pfn, i = 0, chunk0 = 0, navail = 0;
+	uint64_t end = dd_end(dd, bitmap_pfns);
+
+	if (!buf)
+		return mmc_error_nomem();
+	for (pfn = dd->start_pfn; pfn < end && !err; pfn++) {
+		uint64_t pos, word;
+
+		if (pfn % 64 == 0 && end - pfn >= 64) {
+			/* 64 pfns at once: most of a dump's bitmap is runs of
+			 * all-dumped or none-dumped pfns */
+			memcpy(&word, bitmap + pfn / 8, sizeof(word));
+			if (!word) {
+				pfn += 63;
+				continue;
+			}
+		}
+		if (!((bitmap[pfn / 8] >> (pfn % 8)) & 1))
+			continue;
+		pos = dd->descoff + i * DD_DESC_SIZE;
+		if (i - chunk0 >= navail) {
+			/* (re)load from here: as much of a chunk as the file has */
+			uint64_t want = (uint64_t)DESC_CHUNK * DD_DESC_SIZE;
+
+			chunk0 = i;
+			navail = present(dd->e, pos, want) / DD_DESC_SIZE;
+			if (navail)
+				err = read_at(dd->e, buf, navail * DD_DESC_SIZE, pos,
+					      "page descriptors");
+		}
+		if (!err)
+			err = dd_desc(dd, d, pfn, pos, buf + (i - chunk0) * DD_DESC_SIZE,
+				      i - chunk0 < navail);
+		i++;
+	}
+	free(buf);
+	return err;
+}
+
+static void dd_notes(const struct dd *dd, struct mmc_mem *mem)
+{
+	char sz[96];
+
+	if (dd->ntrunc)
+		mmc_mem_add_note(mem, "%s: dump truncated: %s, its page descriptors and data need %llu; %llu dumped pages are not in it (the first: pfn 0x%llx): unreadable%s",
+				 dd->e->path, size_phrase(dd->e, sz, sizeof(sz)),
+				 (unsigned long long)dd->need,
+				 (unsigned long long)dd->ntrunc,
+				 (unsigned long long)dd->first_trunc,
+				 dd->incomplete ? " (makedumpfile marked the dump incomplete)" : "");
+	if (dd->ncorrupt)
+		mmc_mem_add_note(mem, "%s: %llu page descriptors make no sense (the first: pfn 0x%llx, descriptor at file offset %llu: data offset %llu, size %llu, flags 0x%llx): those pages are unreadable",
+				 dd->e->path, (unsigned long long)dd->ncorrupt,
+				 (unsigned long long)dd->first_corrupt,
+				 (unsigned long long)dd->first_corrupt_pos,
+				 (unsigned long long)dd->bad_off,
+				 (unsigned long long)dd->bad_size,
+				 (unsigned long long)dd->bad_flags);
+}
+
+static struct mmc_error *check_kdump_compressed(const struct extent *e,
+						struct mmc_mem *mem,
+						struct mmc_dump_damage **d)
+{
+	uint8_t h[DD_HEADER_SIZE], sub[DD_SUB_HEADER_SIZE];
+	struct dd dd = { .e = e };
+	struct mmc_error *err;
+	uint64_t bitmap_blocks, bitmap_bits, off, bmsize, bm2;
+	int64_t version, sub_blocks;
+	uint8_t *bitmap = NULL;
+
+	if (present(e, 0, DD_HEADER_SIZE) < DD_HEADER_SIZE)
+		return truncated(e, DD_HEADER_SIZE, "its disk_dump_header");
+	err = read_at(e, h, sizeof(h), 0, "disk_dump_header");
+	if (err)
+		return err;
+	version = (int32_t)le(h + 8, 4);
+	dd.bs = (uint32_t)le(h + 428, 4);
+	sub_blocks = (int32_t)le(h + 432, 4);
+	bitmap_blocks = le(h + 436, 4);
+	dd.max_pfn = le(h + 440, 4);
+	dd.incomplete = le(h + 424, 4) & DD_STATUS_INCOMPLETE;
+	if (dd.bs < DD_MIN_BLOCK || dd.bs > DD_MAX_BLOCK || (dd.bs & (dd.bs - 1)))
+		return mmc_error_create(MMC_ERR_INPUT, e->path,
+					"disk_dump_header at offset 428: block_size %u is not a power of two from %u to %u",
+					dd.bs, DD_MIN_BLOCK, DD_MAX_BLOCK);
+	if (version < 0 || sub_blocks < 0 || sub_blocks > (1 << 20) ||
+	    bitmap_blocks == 0 || bitmap_blocks > e->size / dd.bs)
+		return mmc_error_create(MMC_ERR_INPUT, e->path,
+					"disk_dump_header at offset 8: header_version %lld, sub_hdr_size %lld blocks (offset 432), bitmap_blocks %llu (offset 436) make no sense for a %llu-byte dump",
+					(long long)version, (long long)sub_blocks,
+					(unsigned long long)bitmap_blocks,
+					(unsigned long long)e->size);
+	bitmap_bits = bitmap_blocks * dd.bs * 8;
+	if (dd.max_pfn > bitmap_bits)
+		return mmc_error_create(MMC_ERR_INPUT, e->path,
+					"disk_dump_header at offset 440: max_mapnr %llu needs more than the %llu bits of %llu bitmap blocks",
+					(unsigned long long)dd.max_pfn,
+					(unsigned long long)bitmap_bits,
+					(unsigned long long)bitmap_blocks);
+	/* the sub-header (header_version 1 and later) */
+	memset(sub, 0, sizeof(sub));
+	if (version >= 1) {
+		err = dd_region(&dd, dd.bs, DD_SUB_HEADER_SIZE, "its kdump_sub_header");
+		if (!err)
+			err = read_at(e, sub, sizeof(sub), dd.bs, "kdump_sub_header");
+		if (err)
+			return err;
+	}
+	dd.start_pfn = 0;
+	dd.end_pfn = UINT64_MAX;
+	if (version >= 2 && le(sub + 12, 4)) {	/* split */
+		dd.start_pfn = le(sub + (version >= 6 ? 80 : 16), 8);
+		dd.end_pfn = le(sub + (version >= 6 ? 88 : 24), 8);
+	}
+	if (version >= 6)
+		dd.max_pfn = le(sub + 96, 8);
+	if (version == 3)
+		err = dd_region(&dd, le(sub + 32, 8), le(sub + 40, 8), "its VMCOREINFO");
+	if (!err && version >= 4 && le(sub + 56, 8))
+		err = dd_region(&dd, le(sub + 48, 8), le(sub + 56, 8), "its ELF notes");
+	if (err)
+		return err;
+	/* the bitmaps (libkdumpfile's read_bitmap(): the second half when both fit) */
+	off = (1 + (uint64_t)sub_blocks) * dd.bs;
+	dd.descoff = off + bitmap_blocks * dd.bs;
+	err = dd_region(&dd, off, bitmap_blocks * dd.bs, "its page bitmaps");
+	if (err)
+		return err;
+	bmsize = bitmap_blocks * dd.bs;
+	bm2 = off;
+	if (dd.max_pfn <= bitmap_bits / 2) {
+		bmsize = (bitmap_blocks / 2) * dd.bs;
+		bm2 = off + bmsize;
+	}
+	if (dd.max_pfn > bmsize * 8)
+		dd.max_pfn = bmsize * 8;
+	bitmap = malloc(bmsize ? bmsize : 1);
+	if (!bitmap)
+		return mmc_error_nomem();
+	err = read_at(e, bitmap, bmsize, bm2, "page bitmap");
+	if (!err) {
+		uint64_t pfn, n = 0, end = dd_end(&dd, bmsize * 8);
+
+		for (pfn = dd.start_pfn; pfn < end; pfn++) {
+			if (pfn % 8 == 0 && pfn + 8 <= end) {
+				n += (uint64_t)__builtin_popcount(bitmap[pfn / 8]);
+				pfn += 7;
+				continue;
+			}
+			n += (bitmap[pfn / 8] >> (pfn % 8)) & 1;
+		}
+		dd.ndesc = n;
+		dd.data_start = dd.descoff + n * DD_DESC_SIZE;
+		dd.need = dd.data_start;
+		err = dd_descriptors(&dd, bitmap, bmsize * 8, d);
+	}
+	free(bitmap);
+	if (!err)
+		dd_notes(&dd, mem);
+	return err;
+}
+
+/* ---- ELF ---- */
+
+static struct mmc_error *add_span(struct mmc_dump_damage *d, uint64_t start,
+				  uint64_t end, uint8_t reason)
+{
+	struct span *s = realloc(d->spans, (d->nspans + 1) * sizeof(*s));
+
+	if (!s)
+		return mmc_error_nomem();
+	d->spans = s;
+	s[d->nspans++] = (struct span){ start, end, reason };
+	return NULL;
+}
+
+static struct mmc_error *check_elf(const struct extent *e, struct mmc_mem *mem,
+				   struct mmc_dump_damage **d)
+{
+	struct mmc_error *err = NULL;
+	Elf64_Ehdr eh;
+	Elf64_Phdr *ph = NULL;
+	uint64_t phnum, i, missing = 0, need = 0, first = 0;
+	char sz[96];
+
+	if (present(e, 0, sizeof(eh)) < sizeof(eh))
+		return truncated(e, sizeof(eh), "its ELF header");
+	err = read_at(e, &eh, sizeof(eh), 0, "ELF header");
+	if (err)
+		return err;
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
+		return NULL;	/* not an x86_64 ELF: libkdumpfile's business */
+	phnum = eh.e_phnum;
+	if (phnum == PN_XNUM) {
+		Elf64_Shdr sh0;
+
+		if (present(e, eh.e_shoff, sizeof(sh0)) < sizeof(sh0))
+			return mmc_error_create(MMC_ERR_INPUT, e->path,
+						"ELF section header 0 at offset 0x%llx is past the end of the file",
+						(unsigned long long)eh.e_shoff);
+		err = read_at(e, &sh0, sizeof(sh0), eh.e_shoff, "ELF section header 0");
+		if (err)
+			return err;
+		phnum = sh0.sh_info;
+	}
+	if (eh.e_phentsize != sizeof(Elf64_Phdr) || phnum > ELF_MAX_PHDRS ||
+	    present(e, eh.e_phoff, phnum * sizeof(Elf64_Phdr)) < phnum * sizeof(Elf64_Phdr))
+		return mmc_error_create(MMC_ERR_INPUT, e->path,
+					"bad ELF program header table at offset 0x%llx (%llu entries of %u bytes, file size 0x%llx)",
+					(unsigned long long)eh.e_phoff,
+					(unsigned long long)phnum, eh.e_phentsize,
+					(unsigned long long)e->size);
+	if (!phnum)
+		return NULL;
+	ph = calloc(phnum, sizeof(*ph));
+	if (!ph)
+		return mmc_error_nomem();
+	err = read_at(e, ph, phnum * sizeof(*ph), eh.e_phoff, "ELF program headers");
+	for (i = 0; !err && i < phnum; i++) {
+		uint64_t at = eh.e_phoff + i * sizeof(*ph), have;
+
+		if (ph[i].p_type != PT_LOAD && ph[i].p_type != PT_NOTE)
+			continue;
+		if (ph[i].p_offset + ph[i].p_filesz < ph[i].p_offset) {
+			err = mmc_error_create(MMC_ERR_INPUT, e->path,
+					       "program header %llu at offset 0x%llx: file offset 0x%llx + size 0x%llx overflows",
+					       (unsigned long long)i, (unsigned long long)at,
+					       (unsigned long long)ph[i].p_offset,
+					       (unsigned long long)ph[i].p_filesz);
+			break;
+		}
+		have = present(e, ph[i].p_offset, ph[i].p_filesz);
+		if (ph[i].p_offset + ph[i].p_filesz > need)
+			need = ph[i].p_offset + ph[i].p_filesz;
+		if (have == ph[i].p_filesz)
+			continue;
+		if (ph[i].p_type == PT_NOTE) {
+			err = mmc_error_create(MMC_ERR_INPUT, e->path,
+					       "dump truncated: %s, the notes of program header %llu (at offset 0x%llx) need %llu",
+					       size_phrase(e, sz, sizeof(sz)),
+					       (unsigned long long)i, (unsigned long long)at,
+					       (unsigned long long)(ph[i].p_offset + ph[i].p_filesz));
+			break;
+		}
+		/*
+		 * A PT_LOAD cut short: its data past the end is unreadable.
+		 * Segments without a physical address (p_paddr -1 in kcore
+		 * files) are read by virtual address only: nothing to mark.
+		 */
+		err = damage_new(d, 4096);	/* spans: the page size is not used */
+		if (!err && ph[i].p_paddr + ph[i].p_filesz >= ph[i].p_paddr)
+			err = add_span(*d, ph[i].p_paddr + have, ph[i].p_paddr + ph[i].p_filesz,
+				       MMC_UR_TRUNCATED);
+		if (!missing++)
+			first = ph[i].p_paddr + have;
+	}
+	free(ph);
+	if (!err && missing)
+		mmc_mem_add_note(mem, "%s: dump truncated: %s, its program headers need %llu; the data of %llu PT_LOAD segments is cut short (from physical address 0x%llx): unreadable",
+				 e->path, size_phrase(e, sz, sizeof(sz)),
+				 (unsigned long long)need, (unsigned long long)missing,
+				 (unsigned long long)first);
+	return err;
+}
+
+/* ---- flattened ---- */
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void merge_spans(struct extent *e)
+{
+	size_t i, n = 0;
+
+	qsort(e->cov, e->ncov, sizeof(*e->cov), cmp_span);
+	for (i = 0; i < e->ncov; i++) {
+		if (n && e->cov[i].start <= e->cov[n - 1].end) {
+			if (e->cov[i].end > e->cov[n - 1].end)
+				e->cov[n - 1].end = e->cov[i].end;
+			continue;
+		}
+		e->cov[n++] = e->cov[i];
+	}
+	e->ncov = n;
+}
+
+/* Copy len bytes from fd at from to out at to. */
+static struct mmc_error *copy_range(int fd, const char *path, int out,
+				    uint64_t from, uint64_t to, uint64_t len,
+				    uint8_t *buf, size_t bufsize)
+{
+	struct mmc_error *err;
+
+	while (len) {
+		size_t n = len < bufsize ? (size_t)len : bufsize;
+		ssize_t w;
+
+		err = mmc_pread_exact(fd, path, buf, n, from, "flattened segment");
+		if (err)
+			return err;
+		w = pwrite(out, buf, n, (off_t)to);
+		if (w != (ssize_t)n)
+			return mmc_error_os(w < 0 ? errno : ENOSPC, path,
+					    "reassembling the flattened dump in memory");
+		from += n;
+		to += n;
+		len -= n;
+	}
+	return NULL;
+}
+
+/*
+ * makedumpfile's flattened format: a 4096-byte header ("makedumpfile",
+ * type 1, version 1, big-endian), then segments of {be64 offset, be64
+ * size, data} to be written at offset of the real dump, ended by
+ * {-1, -1}.
+ */
+static struct mmc_error *reassemble_flat(int fd, const char *path, uint64_t fsize,
+					 struct mmc_mem *mem, struct extent *e)
+{
+	struct mmc_error *err = NULL;
+	uint64_t pos = FLAT_HEADER_SIZE, end_size = 0, bad_at = 0;
+	size_t cap = 0;
+	bool ended = false;
+	uint8_t *buf;
+	int out;
+
+	out = memfd_create("memmapcheck-flattened", MFD_CLOEXEC);
+	if (out < 0)
+		return mmc_error_os(errno, path, "memfd_create for the flattened dump");
+	buf = malloc(1 << 20);
+	if (!buf) {
+		close(out);
+		return mmc_error_nomem();
+	}
+	while (!err) {
+		uint8_t hdr[16];
+		uint64_t off, size;
+		struct span *s;
+
+		if (fsize - pos < sizeof(hdr)) {
+			bad_at = pos;
+			break;
+		}
+		err = mmc_pread_exact(fd, path, hdr, sizeof(hdr), pos, "flattened segment header");
+		if (err)
+			break;
+		off = be(hdr, 8);
+		size = be(hdr + 8, 8);
+		if (off == UINT64_MAX) {	/* END_FLAG_FLAT_HEADER */
+			ended = true;
+			break;
+		}
+		if ((int64_t)off < 0 || (int64_t)size < 0 || off + size < off) {
+			err = mmc_error_create(MMC_ERR_INPUT, path,
+					       "flattened segment header at offset %llu: offset %lld, size %lld make no sense",
+					       (unsigned long long)pos, (long long)off, (long long)size);
+			break;
+		}
+		if (size > fsize - pos - sizeof(hdr)) {
+			/* cut short: keep what is there */
+			size = fsize - pos - sizeof(hdr);
+			bad_at = pos;
+		}
+		if (e->ncov == cap) {
+			cap = cap ? cap * 2 : 256;
+			s = realloc(e->cov, cap * sizeof(*s));
+			if (!s) {
+				err = mmc_error_nomem();
+				break;
+			}
+			e->cov = s;
+		}
+		e->cov[e->ncov++] = (struct span){ off, off + size, 0 };
+		if (off + size > end_size)
+			end_size = off + size;
+		err = copy_range(fd, path, out, pos + sizeof(hdr), off, size, buf, 1 << 20);
+		pos += sizeof(hdr) + size;
+		if (bad_at)
+			break;
+	}
+	free(buf);
+	if (!err && ftruncate(out, (off_t)end_size) != 0)
+		err = mmc_error_os(errno, path, "reassembling the flattened dump in memory");
+	if (err) {
+		close(out);
+		return err;
+	}
+	merge_spans(e);
+	e->fd = out;
+	e->size = end_size;
+	e->flattened = true;
+	if (!ended)
+		mmc_mem_add_note(mem, "%s: flattened dump truncated: it ends at file offset %llu without its end marker",
+				 path, (unsigned long long)(bad_at ? bad_at : pos));
+	return NULL;
+}
+
+static bool is_flattened(int fd)
+{
+	uint8_t h[32];
+
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return false;
+	return !memcmp(h, FLAT_SIG, sizeof(FLAT_SIG)) && be(h + 16, 8) == 1;
+}
+
+struct mmc_error *mmc_dump_check(int *fd, const char *path, struct mmc_mem *mem,
+				 struct mmc_dump_damage **damage)
+{
+	struct extent e = { .fd = *fd, .path = path };
+	struct mmc_error *err = NULL;
+	struct stat st;
+	uint8_t magic[8];
+
+	*damage = NULL;
+	if (fstat(*fd, &st) != 0)
+		return mmc_error_os(errno, path, "fstat");
+	if (!S_ISREG(st.st_mode))
+		return NULL;	/* a device or pipe: its size says nothing */
+	e.size = (uint64_t)st.st_size;
+	if (is_flattened(*fd)) {
+		err = reassemble_flat(*fd, path, e.size, mem, &e);
+		if (err)
+			goto out;
+		close(*fd);
+		*fd = e.fd;
+	}
+	if (present(&e, 0, sizeof(magic)) < sizeof(magic) ||
+	    pread(e.fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic))
+		goto out;	/* libkdumpfile says what it is not */
+	if (!memcmp(magic, "KDUMP   ", 8) || !memcmp(magic, "DISKDUMP", 8))
+		err = check_kdump_compressed(&e, mem, damage);
+	else if (!memcmp(magic, ELFMAG, SELFMAG))
+		err = check_elf(&e, mem, damage);
+out:
+	free(e.cov);
+	if (err) {
+		mmc_dump_damage_destroy(*damage);
+		*damage = NULL;
+	}
+	return err;
+}

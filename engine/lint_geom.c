@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Lint, geometry: where memmap_init_zone_device() starts compound pages,
+ * whether they are naturally aligned, which vmemmap frames they share and
+ * whether a mapped device-dax folio stays inside its dax range.
+ *
+ * memmap_init_zone_device() (6.1, 6.12, 7.2 alike): with an altmap the
+ * first altmap->reserve pfns are never written and the next altmap->free
+ * are memmap_init_range()'s; from the first pfn after them it starts a
+ * compound page every pgmap_vmemmap_nr(pgmap) pfns:
+ *	for (pfn = start_pfn; pfn < end_pfn; pfn += pfns_per_compound)
+ * so a head sits at dev_start + k << vmemmap_shift, aligned or not
+ * (head-align then says so).  A kernel that keeps compound pages naturally
+ * aligned (patches/<kver>/fix-compound-natural-align.patch) starts them at
+ * ALIGN(dev_start, nr) and makes the pfns before the first and after the
+ * last whole one order-0 pages.  Where dev_start is not aligned the two
+ * differ; the page at dev_start says which one the image has: a head, or
+ * an order-0 page.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lint_int.h"
+#include "snapshot_share.h"
+
+/* Orders beyond this are a corrupt snapshot, not a kernel: PUD_ORDER is 18. */
+#define LINT_MAX_ORDER 40
+
+/* Is the page at dev_start an order-0 page (the aligned layout)? */
+static bool starts_order0(const struct lint_ctx *c)
+{
+	struct mmc_page_view v;
+	struct mmc_nrec rec;
+
+	if (!mmc_snapshot_get(c->snap, c->range, c->dev_start, &rec) ||
+	    rec.state != MMC_PS_READ)
+		return false;
+	mmc_page_decode(c->layout, c->geom, c->dev_start, &rec, &v);
+	return !v.head && !v.tail;
+}
+
+void lint_geom_range(struct lint_ctx *c)
+{
+	const struct mmc_srange *sr = c->sr;
+	uint64_t ds = sr->start_pfn;
+
+	if (sr->reserve_end > sr->reserve_start && sr->reserve_end > ds)
+		ds = sr->reserve_end;
+	if (sr->altmap_end > sr->altmap_start && sr->altmap_end > ds)
+		ds = sr->altmap_end;
+	c->dev_start = ds;
+	c->order = c->pg->vmemmap_shift > LINT_MAX_ORDER ? LINT_MAX_ORDER
+							 : c->pg->vmemmap_shift;
+	c->nr = 1ULL << c->order;
+	c->first_head = ds;
+	c->compound_end = UINT64_MAX;
+	c->aligned_layout = false;
+	if (c->nr > 1 && (ds & (c->nr - 1)) && starts_order0(c)) {
+		uint64_t first = (ds + c->nr - 1) & ~(c->nr - 1);
+		uint64_t last = sr->end_pfn & ~(c->nr - 1);
+
+		c->aligned_layout = true;
+		c->first_head = first < last ? first : sr->end_pfn;
+		c->compound_end = first < last ? last : sr->end_pfn;
+	}
+
+	c->dax_known = false;
+	if (c->opts && c->opts->dax_ranges && !strcmp(c->type_name, "MEMORY_DEVICE_GENERIC")) {
+		for (size_t i = 0; i < c->opts->ndax_ranges; i++) {
+			const struct mmc_pfn_span *s = &c->opts->dax_ranges[i];
+
+			if (s->start < sr->end_pfn && s->end > sr->start_pfn) {
+				c->dax_known = true;
+				c->dax_start = s->start;
+				c->dax_end = s->end;
+				break;
+			}
+		}
+	}
+}
+
+struct lint_expect lint_expect(const struct lint_ctx *c, uint64_t pfn)
+{
+	const struct mmc_srange *sr = c->sr;
+	struct lint_expect e = { .place = LP_NONE };
+
+	if (pfn < c->dev_start) {
+		if (pfn >= sr->altmap_start && pfn < sr->altmap_end)
+			e.place = LP_ALTMAP;
+		return e;
+	}
+	if (c->nr == 1 || pfn < c->first_head || pfn >= c->compound_end) {
+		e.place = LP_SINGLE;
+		e.head = pfn;
+		return e;
+	}
+	e.index = (pfn - c->first_head) % c->nr;
+	e.head = pfn - e.index;
+	e.place = e.index ? LP_TAIL : LP_HEAD;
+	return e;
+}
+
+void lint_check_head_align(struct lint_ctx *c, uint64_t pfn)
+{
+	if (pfn & (c->nr - 1))
+		lint_violate(c, MMC_RULE_HEAD_ALIGN, pfn,
+			     "head of an order-%u compound page at pfn 0x%" PRIx64
+			     ", not a multiple of 0x%" PRIx64 " (memmap_init_zone_device() starts at 0x%" PRIx64 ")",
+			     c->order, pfn, c->nr, c->dev_start);
+}
+
+void lint_check_dax_range(struct lint_ctx *c, uint64_t head, uint64_t nr)
+{
+	if (!c->dax_known)
+		return;
+	if (head < c->dax_start || head + nr > c->dax_end)
+		lint_violate(c, MMC_RULE_DAX_RANGE, head,
+			     "mapped folio 0x%" PRIx64 "-0x%" PRIx64 " reaches outside the device-dax range 0x%" PRIx64 "-0x%" PRIx64,
+			     head, head + nr, c->dax_start, c->dax_end);
+}
+
+/* pfns [*first, *last] whose struct pages vmemmap page i holds. */
+static void frame_pfns(const struct lint_ctx *c, uint64_t per, uint64_t i,
+		       uint64_t *first, uint64_t *last)
+{
+	*first = c->sr->start_pfn + i * per;
+	*last = *first + per - 1;
+	if (*last >= c->sr->end_pfn)
+		*last = c->sr->end_pfn - 1;
+}
+
+/* Compound page number of pfn; pfns outside the compound pages (memmap,
+ * order-0) get numbers of their own. */
+static uint64_t compound_of(const struct lint_ctx *c, uint64_t pfn)
+{
+	if (pfn < c->first_head || pfn >= c->compound_end)
+		return (UINT64_MAX >> 1) + pfn;
+	return (pfn - c->first_head) >> c->order;
+}
+
+/* Does [first, last] hold a head memmap_init_zone_device() starts? */
+static bool holds_head(const struct lint_ctx *c, uint64_t first, uint64_t last,
+		       uint64_t *head)
+{
+	uint64_t h;
+
+	if (c->nr == 1 || last < c->first_head)
+		return false;
+	if (first < c->first_head)
+		first = c->first_head;
+	h = c->first_head + ((first - c->first_head + c->nr - 1) >> c->order << c->order);
+	if (h > last || h >= c->compound_end)
+		return false;
+	*head = h;
+	return true;
+}
+
+static void share_violation(struct lint_ctx *c, uint64_t per, uint64_t i, uint64_t f,
+			    uint64_t paddr)
+{
+	uint64_t first, last, ofirst, olast;
+	const char *why = NULL;
+
+	frame_pfns(c, per, i, &first, &last);
+	frame_pfns(c, per, f, &ofirst, &olast);
+	if (c->nr == 1)
+		why = "shared in an order-0 pgmap";
+	else if (c->pg->has_altmap)
+		why = "shared with an altmap (memmap in device memory)";
+	else if (compound_of(c, ofirst) != compound_of(c, last) ||
+		 compound_of(c, first) != compound_of(c, last))
+		why = "shares a frame with another compound page";
+	/* a head's frame shared within its compound page: head-frame */
+	if (!why)
+		return;
+	for (uint64_t p = first; p <= last; p++)
+		lint_violate(c, MMC_RULE_VMEMMAP_SHARE, p,
+			     "vmemmap page %" PRIu64 " maps the frame of vmemmap page %" PRIu64
+			     " (0x%" PRIx64 ", pfns 0x%" PRIx64 "-0x%" PRIx64 "): %s",
+			     i, f, paddr, ofirst, olast, why);
+}
+
+/* Frame i, mapped by `count` vmemmap pages, the first of them f. */
+static void check_frame(struct lint_ctx *c, uint64_t per, uint64_t i, uint64_t f,
+			uint64_t count, uint64_t paddr)
+{
+	uint64_t first, last, head;
+
+	frame_pfns(c, per, i, &first, &last);
+	if (holds_head(c, first, last, &head))
+		lint_violate(c, MMC_RULE_HEAD_FRAME, head,
+			     "head 0x%" PRIx64 " lies in vmemmap page %" PRIu64 ", whose frame 0x%" PRIx64
+			     " %" PRIu64 " vmemmap pages map (first: vmemmap page %" PRIu64 ")",
+			     head, i, paddr, count, f);
+	if (f != i)
+		share_violation(c, per, i, f, paddr);
+}
+
+bool lint_check_vframes(struct lint_ctx *c)
+{
+	uint32_t psz = c->geom->page_size;
+	struct mmc_fshare fs;
+	struct mmc_error *err;
+	uint64_t per;
+
+	if (!c->sps || !psz || psz % c->sps)
+		return true;
+	per = psz / c->sps;
+	err = mmc_fshare_build(c->snap, c->range, c->opts && c->opts->per_page, &fs);
+	if (err) {
+		mmc_error_destroy(err);
+		return false;
+	}
+	if (fs.by_runs) {
+		/* sharing only inside a run whose frame does not move, and
+		 * with the last page of the run before it */
+		size_t nv = mmc_snapshot_range_nvframe_runs(c->snap, c->range);
+		struct mmc_fshare_run prev, cur;
+
+		for (size_t j = 0; j < nv; j++) {
+			uint64_t first, count;
+
+			mmc_fshare_load(c->snap, c->range, j, &cur);
+			if (mmc_fshare_group(j ? &prev : NULL, &cur, &first, &count))
+				for (uint64_t i = first; i < cur.start + cur.count; i++)
+					check_frame(c, per, i, first, count, cur.first.paddr);
+			prev = cur;
+		}
+		mmc_fshare_free(&fs);
+		return true;
+	}
+	for (size_t i = 0; i < fs.vs.n; i++) {
+		struct mmc_vframe vf;
+
+		if (fs.vs.count[i] < 2)
+			continue;
+		mmc_snapshot_range_vframe(c->snap, c->range, i, &vf);
+		check_frame(c, per, i, fs.vs.first[i], fs.vs.count[i], vf.paddr);
+	}
+	mmc_fshare_free(&fs);
+	return true;
+}

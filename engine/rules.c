@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The kernel's rules for ZONE_DEVICE struct pages (see rules.h).  Sources
+ * read: Debian's 6.1.192 (linux-source-6.1), 6.12.117 (linux-source-6.12)
+ * and 7.2.8 (sid): mm/mm_init.c, mm/internal.h, mm/page_alloc.c,
+ * mm/sparse-vmemmap.c, include/linux/mm_types.h, include/linux/page-flags.h,
+ * include/linux/poison.h, drivers/dax/device.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules.h"
+
+const char *mmc_tail_index_name(enum mmc_tail_index t)
+{
+	switch (t) {
+	case MMC_TAIL_NONE: return "head/order-0";
+	case MMC_TAIL_FIRST: return "page[1]";
+	case MMC_TAIL_SECOND: return "page[2]";
+	default: return "tail";
+	}
+}
+
+const char *mmc_poison_name(int64_t off)
+{
+	switch (off) {
+	case MMC_POISON_LIST1: return "LIST_POISON1";
+	case MMC_POISON_LIST2: return "LIST_POISON2";
+	case MMC_POISON_TAIL_MAPPING: return "TAIL_MAPPING";
+	default: return NULL;
+	}
+}
+
+const char *mmc_fill_pattern_name(uint64_t raw)
+{
+	static const struct { uint64_t v; const char *name; } fills[] = {
+		{ 0x6b6b6b6b6b6b6b6bULL, "POISON_FREE" },
+		{ 0x5a5a5a5a5a5a5a5aULL, "POISON_INUSE" },
+		{ 0xa5a5a5a5a5a5a5a5ULL, "POISON_END" },
+		{ 0xccccccccccccccccULL, "uninitialised-stack fill" },
+	};
+
+	for (size_t i = 0; i < sizeof(fills) / sizeof(fills[0]); i++)
+		if (raw == fills[i].v)
+			return fills[i].name;
+	return NULL;
+}
+
+bool mmc_order_in_flags1(const struct mmc_layout *layout)
+{
+	return layout && !layout->member[MMC_FOLIO_ORDER].found &&
+	       layout->member[MMC_FOLIO_FLAGS_1].found;
+}
+
+static uint64_t field_mask(uint32_t width, uint32_t shift)
+{
+	uint64_t m;
+
+	if (width == 0 || shift >= 64)
+		return 0;
+	m = width >= 64 ? UINT64_MAX : (1ULL << width) - 1;
+	return m << shift;
+}
+
+uint64_t mmc_flags_zone_mask(const struct mmc_geom *geom)
+{
+	return field_mask(geom->zones_width, geom->zones_pgshift);
+}
+
+uint64_t mmc_flags_node_mask(const struct mmc_geom *geom)
+{
+	return field_mask(geom->nodes_width, geom->nodes_pgshift);
+}
+
+uint32_t mmc_flags_zone(const struct mmc_geom *geom, uint64_t flags)
+{
+	if (!mmc_flags_zone_mask(geom))
+		return 0;
+	return (uint32_t)((flags & mmc_flags_zone_mask(geom)) >> geom->zones_pgshift);
+}
+
+uint32_t mmc_flags_node(const struct mmc_geom *geom, uint64_t flags)
+{
+	if (!mmc_flags_node_mask(geom))
+		return 0;
+	return (uint32_t)((flags & mmc_flags_node_mask(geom)) >> geom->nodes_pgshift);
+}
+
+uint64_t mmc_flags_pgflags(const struct mmc_geom *geom, uint64_t flags)
+{
+	if (geom->nr_pageflags >= 64)
+		return flags;
+	return flags & ((1ULL << geom->nr_pageflags) - 1);
+}
+
+bool mmc_pageflag_bit(const struct mmc_layout *layout, const char *name,
+		      unsigned int *bit)
+{
+	int64_t v;
+
+	if (!layout || !mmc_layout_enum_value(layout, MMC_ENUM_PAGEFLAGS, name, &v) ||
+	    v < 0 || v >= 64)
+		return false;
+	*bit = (unsigned int)v;
+	return true;
+}
+
+const char *mmc_pageflag_name(const struct mmc_layout *layout, unsigned int bit)
+{
+	const struct mmc_enum *e;
+
+	if (!layout)
+		return NULL;
+	e = &layout->enums[MMC_ENUM_PAGEFLAGS];
+	if (!e->found || !e->values)
+		return NULL;
+	for (size_t i = 0; i < e->count; i++) {
+		const char *n = e->values[i].name;
+
+		if (n && e->values[i].value == (int64_t)bit && strncmp(n, "__", 2))
+			return n;
+	}
+	return NULL;
+}
+
+uint64_t mmc_flags_second_mask(const struct mmc_layout *layout)
+{
+	static const char *const second[] = {
+		"PG_has_hwpoisoned", "PG_large_rmappable", "PG_partially_mapped",
+		"PG_double_map",
+	};
+	uint64_t m = mmc_order_in_flags1(layout) ? MMC_FLAGS1_ORDER_MASK : 0;
+	unsigned int bit;
+
+	for (size_t i = 0; i < sizeof(second) / sizeof(second[0]); i++)
+		if (mmc_pageflag_bit(layout, second[i], &bit))
+			m |= 1ULL << bit;
+	return m;
+}
+
+/*
+ * Largest order a mask-encoded compound_info is accepted for (x86_64's
+ * MAX_FOLIO_ORDER is PUD_ORDER 18).  The cap keeps the mask far above any
+ * vmemmap, direct map or vmalloc address.
+ */
+#define MMC_MASK_MAX_ORDER 24
+
+static unsigned int log2_exact(uint32_t v)
+{
+	unsigned int s = 0;
+
+	while ((1u << s) < v)
+		s++;
+	return s;
+}
+
+/* Bit 0 set, bits 1 .. shift-1 clear, bits shift .. 63 set, with shift =
+ * order + log2(sizeof(struct page)) and order >= 1. */
+bool mmc_compound_info_is_mask(uint32_t struct_page_size, uint64_t raw,
+			       unsigned int *order)
+{
+	unsigned int page_shift, shift;
+	uint64_t low;
+
+	if (struct_page_size == 0 ||
+	    (struct_page_size & (struct_page_size - 1)) || !(raw & 1))
+		return false;
+	page_shift = log2_exact(struct_page_size);
+	low = ~(raw & ~1ULL);	/* bits 1 .. shift-1 set, all else clear */
+	low |= 1;		/* now (1 << shift) - 1 */
+	if (low & (low + 1))
+		return false;
+	shift = (unsigned int)__builtin_popcountll(low);
+	if (shift <= page_shift || shift - page_shift > MMC_MASK_MAX_ORDER)
+		return false;
+	if (order)
+		*order = shift - page_shift;
+	return true;
+}
+
+uint64_t mmc_compound_info_mask(uint32_t struct_page_size, unsigned int order)
+{
+	unsigned int shift;
+
+	if (struct_page_size == 0 || (struct_page_size & (struct_page_size - 1)))
+		return 0;
+	shift = order + log2_exact(struct_page_size);
+	if (shift >= 64)
+		return 0;
+	return (UINT64_MAX << shift) | 1;
+}
+
+bool mmc_compound_info_head_pfn(const struct mmc_geom *geom, uint64_t pfn,
+				const struct mmc_nval *compound_head,
+				uint64_t *head_pfn)
+{
+	uint64_t raw, addr, head;
+
+	if (compound_head->cls == MMC_V_PAGE && compound_head->off == 1) {
+		*head_pfn = pfn + (uint64_t)compound_head->v;
+		return true;
+	}
+	if (compound_head->cls == MMC_V_SELF && compound_head->off == 1) {
+		*head_pfn = pfn;
+		return true;
+	}
+	if (compound_head->cls != MMC_V_RAW || geom->struct_page_size == 0)
+		return false;
+	raw = (uint64_t)compound_head->v;
+	if (!mmc_compound_info_is_mask(geom->struct_page_size, raw, NULL))
+		return false;
+	/* _compound_head(): (unsigned long)page & info */
+	addr = geom->vmemmap_base + pfn * geom->struct_page_size;
+	head = addr & raw & ~1ULL;
+	if (head < geom->vmemmap_base ||
+	    (head - geom->vmemmap_base) % geom->struct_page_size)
+		return false;
+	*head_pfn = (head - geom->vmemmap_base) / geom->struct_page_size;
+	return true;
+}
+
+bool mmc_nval_bit0(const struct mmc_nval *nv)
+{
+	switch (nv->cls) {
+	case MMC_V_RAW:
+	case MMC_V_POISON:
+		return nv->v & 1;
+	case MMC_V_SELF:
+	case MMC_V_PAGE:
+	case MMC_V_PGMAP:
+		/* targets are 8-byte aligned: the parity is the offset's */
+		return nv->off & 1;
+	case MMC_V_OBJ:
+		return nv->raw & 1;
+	default:
+		return false;
+	}
+}
+
+struct mmc_kver mmc_kver_parse(const char *release)
+{
+	struct mmc_kver v = { 0 };
+	const char *p = release;
+	char *end;
+	long ma, mi;
+
+	if (!p)
+		return v;
+	ma = strtol(p, &end, 10);
+	if (end == p || *end != '.' || ma < 0 || ma > 1000)
+		return v;
+	p = end + 1;
+	mi = strtol(p, &end, 10);
+	if (end == p || mi < 0 || mi > 1000)
+		return v;
+	v.known = true;
+	v.major = (int)ma;
+	v.minor = (int)mi;
+	return v;
+}
+
+struct mmc_kver mmc_kver_of(const struct mmc_layout *layout, const char *release)
+{
+	struct mmc_kver v = mmc_kver_parse(release);
+
+	if (!v.known && layout)
+		v = mmc_kver_parse(layout->release);
+	if (!v.known) {
+		v.known = true;
+		v.major = 6;
+		v.minor = layout && layout->member[MMC_FOLIO_PGMAP].found ? 15 : 14;
+	}
+	return v;
+}
+
+int mmc_kver_cmp(struct mmc_kver v, int major, int minor)
+{
+	if (v.major != major)
+		return v.major < major ? -1 : 1;
+	if (v.minor != minor)
+		return v.minor < minor ? -1 : 1;
+	return 0;
+}
+
+int mmc_rule_head_refcount(struct mmc_kver v, const char *type)
+{
+	bool private_like = !strcmp(type, "MEMORY_DEVICE_PRIVATE") ||
+			    !strcmp(type, "MEMORY_DEVICE_COHERENT");
+
+	if (mmc_kver_cmp(v, 6, 15) < 0)
+		return private_like ? 0 : 1;
+	if (private_like || !strcmp(type, "MEMORY_DEVICE_FS_DAX") ||
+	    !strcmp(type, "MEMORY_DEVICE_PCI_P2PDMA"))
+		return 0;
+	return 1;
+}
+
+bool mmc_rule_zdd_driver_owned(const char *type)
+{
+	return !strcmp(type, "MEMORY_DEVICE_PRIVATE") ||
+	       !strcmp(type, "MEMORY_DEVICE_COHERENT");
+}
+
+/*
+ * Device-private and coherent memory gets its large folios from the driver
+ * at allocation time: zone_device_folio_init() -> zone_device_page_init(page,
+ * pgmap, order) (include/linux/memremap.h, mm/memremap.c, since 6.19), in a
+ * pgmap whose vmemmap_shift is 0.  Before that, every such page was order 0.
+ */
+bool mmc_rule_driver_folios(struct mmc_kver v, const char *type)
+{
+	return mmc_rule_zdd_driver_owned(type) && mmc_kver_cmp(v, 6, 19) >= 0;
+}
+
+bool mmc_rule_dax_type(const char *type)
+{
+	return !strcmp(type, "MEMORY_DEVICE_GENERIC") ||
+	       !strcmp(type, "MEMORY_DEVICE_FS_DAX");
+}
+
+unsigned int mmc_rule_page2_states(struct mmc_kver v)
+{
+	if (mmc_kver_cmp(v, 7, 2) < 0)
+		return MMC_PAGE2_TAIL_WORDS | MMC_PAGE2_EMPTY_LIST;
+	return MMC_PAGE2_EMPTY_LIST;
+}
+
+static const struct mmc_rule_info rules[MMC_RULE_COUNT] = {
+	[MMC_RULE_UNREADABLE] = { "unreadable",
+		"(the dump)",
+		"every struct page of the range can be read: no rule can be checked on a missing one" },
+	[MMC_RULE_TAIL_HEAD] = { "tail-head",
+		"prep_compound_tail()/set_compound_head(); free_tail_page_prepare(): \"PageTail not set\", \"compound_head not consistent\"",
+		"every tail of a compound page memmap_init_compound() built names that page's head, in the encoding of the kernel" },
+	[MMC_RULE_HEAD_CYCLE] = { "head-cycle",
+		"_compound_head(): one step from a tail reaches a head",
+		"compound_head never leads to a page that is itself a tail, or to itself" },
+	[MMC_RULE_ORDER] = { "order",
+		"memmap_init_zone_device()/memmap_init_compound() (__SetPageHead), prep_compound_head()/folio_set_order() (6.1: set_compound_order())",
+		"PG_head exactly on the heads memmap_init_zone_device() starts every 1 << vmemmap_shift pfns (from the first device pfn, or from the first aligned one with order-0 pages around them); folio order and _folio_nr_pages say vmemmap_shift" },
+	[MMC_RULE_HEAD_ALIGN] = { "head-align",
+		"section_nr_vmemmap_pages() (VM_WARN_ON_ONCE(!IS_ALIGNED(pfn, pages_per_compound))), _compound_head() mask form, split_large_buddy()",
+		"a compound page's head pfn is a multiple of its size (naturally aligned, relative to pfn 0)" },
+	[MMC_RULE_HEAD_FRAME] = { "head-frame",
+		"vmemmap_populate_compound_pages(): the head's vmemmap page is populated on its own, only tail pages are reused",
+		"no head's struct page lies in a vmemmap frame shared with other vmemmap pages" },
+	[MMC_RULE_VMEMMAP_SHARE] = { "vmemmap-share",
+		"vmemmap_populate_compound_pages(), vmemmap_can_optimize() (no altmap, compound pgmap), Documentation/mm/vmemmap_dedup.rst",
+		"vmemmap frames are shared only within one compound page, not in order-0 pgmaps, not with an altmap" },
+	[MMC_RULE_DAX_RANGE] = { "dax-range",
+		"__dev_dax_pmd_fault()/__dev_dax_pud_fault(): dax_pgoff_to_phys() then vmf_insert_folio_pmd()/_pud() map the whole folio",
+		"a mapped device-dax folio lies inside its device-dax range (else the fault maps memory outside it)" },
+	[MMC_RULE_FOLIO_MAPCOUNT] = { "folio-mapcount",
+		"prep_compound_head(); free_tail_page_prepare() case 1: \"nonzero entire_mapcount\", \"nonzero large_mapcount\", \"nonzero nr_pages_mapped\", \"nonzero pincount\", \"nonzero mm mapcount\"",
+		"page[1]'s counters are integers; an unmapped folio has prep_compound_head()'s values, a mapped one consistent ones" },
+	[MMC_RULE_DEFERRED_LIST] = { "deferred-list",
+		"prep_compound_head() INIT_LIST_HEAD(&folio->_deferred_list); free_tail_page_prepare() case 2: \"on deferred list\"; memmap_init_compound() order per version",
+		"page[2]'s _deferred_list is an empty list (6.1-6.12: or the tail's own NULL/TAIL_MAPPING, written after prep_compound_head())" },
+	[MMC_RULE_REFCOUNT] = { "refcount",
+		"__init_zone_device_page() per pgmap type (6.15 change), memmap_init_compound() set_page_count(page, 0), init_page_count(); page_bad_reason(): \"nonzero _refcount\"",
+		"heads and order-0 pages start at the type's count and only grow while in use; tails 0; memmap (altmap) pages 1" },
+	[MMC_RULE_MAPCOUNT] = { "mapcount",
+		"__init_single_page(): _mapcount = -1; page_bad_reason(): \"nonzero mapcount\"",
+		"_mapcount is -1 unless the page is mapped, never below -1; a mapped dax page has a mapping" },
+	[MMC_RULE_PGMAP] = { "pgmap",
+		"__init_zone_device_page(): page->pgmap = pgmap (6.15+: page_folio(page)->pgmap)",
+		"heads and order-0 pages point at their range's dev_pagemap" },
+	[MMC_RULE_ZONE] = { "zone",
+		"__init_single_page()/set_page_links()",
+		"the zone field of page->flags says ZONE_DEVICE" },
+	[MMC_RULE_NODE] = { "node",
+		"memmap_init_zone_device(): one nid (pgdat->node_id) for set_page_links() on every pfn of the range",
+		"every page of a range has the same node" },
+	[MMC_RULE_RESERVED] = { "reserved",
+		"__init_zone_device_page(), memmap_init_range() (MEMINIT_HOTPLUG): __SetPageReserved()",
+		"PG_reserved is set on every initialised device page" },
+	[MMC_RULE_TAIL_FLAGS] = { "tail-flags",
+		"__init_zone_device_page() sets only PG_reserved; page_bad_reason(): \"PAGE_FLAGS_CHECK_AT_FREE flag(s) set\"; PAGE_FLAGS_SECOND",
+		"a tail's page flags are PG_reserved, plus the order byte and PF_SECOND flags on page[1]" },
+	[MMC_RULE_TAIL_MAPPING] = { "tail-mapping",
+		"prep_compound_tail(): mapping = TAIL_MAPPING; free_tail_page_prepare(): \"corrupted mapping in tail page\"",
+		"a tail's mapping is TAIL_MAPPING where no struct folio member holds that word" },
+	[MMC_RULE_TAIL_PRIVATE] = { "tail-private",
+		"prep_compound_tail(): set_page_private(p, 0)",
+		"a tail's private is 0 where no struct folio member holds that word" },
+	[MMC_RULE_INDEX] = { "index",
+		"__init_single_page()/mm_zero_struct_page(); dax_set_mapping() and dax_associate_entry() set index with mapping",
+		"a tail's index is 0 where no folio member holds it; a dax page with an index has a mapping" },
+	[MMC_RULE_ZONE_DEVICE_DATA] = { "zone-device-data",
+		"__init_zone_device_page(): page->zone_device_data = NULL",
+		"zone_device_data is NULL (device-dax and fsdax: the kernel never sets it; private/coherent: the driver's)" },
+	[MMC_RULE_MEMCG] = { "memcg",
+		"mm_zero_struct_page(); page_bad_reason(): \"page still charged to cgroup\"",
+		"memcg_data is 0 on tails and on device-dax/fsdax pages (never charged)" },
+	[MMC_RULE_ALTMAP_INIT] = { "altmap-init",
+		"memmap_init_range() -> __init_single_page() for the altmap pfns holding the memmap",
+		"a memmap (altmap) pfn is an order-0 page with its lru an empty list and nothing else set" },
+	[MMC_RULE_POISON] = { "poison",
+		"include/linux/poison.h; list_del() poisons lru, slab debugging fills freed memory",
+		"no poison value (other than a tail's TAIL_MAPPING) or fill pattern in an initialised struct page" },
+};
+
+const struct mmc_rule_info *mmc_rule_info(enum mmc_rule rule)
+{
+	if ((unsigned int)rule >= MMC_RULE_COUNT)
+		return NULL;
+	return &rules[rule];
+}
+
+bool mmc_rule_by_name(const char *name, enum mmc_rule *rule)
+{
+	for (unsigned int r = 0; r < MMC_RULE_COUNT; r++) {
+		if (rules[r].name && !strcmp(rules[r].name, name)) {
+			*rule = (enum mmc_rule)r;
+			return true;
+		}
+	}
+	return false;
+}

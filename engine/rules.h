@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The kernel's rules for ZONE_DEVICE struct pages, in one place.
+ *
+ * - How the kernel encodes what it stores: a tail's compound_head /
+ *   compound_info (head + 1, or the 7.x mask), the folio order in the low
+ *   byte of page[1]'s flags, the zone and node fields of page->flags, the
+ *   poison values of include/linux/poison.h.
+ * - What the kernel writes, per version: the initial refcount of a device
+ *   page per pgmap type, what memmap_init_compound() leaves in page[2].
+ * - The lint rules, each with the kernel function it comes from.
+ *
+ * Pure: layout, geometry and values in, answers out.  The normaliser, the
+ * decoder, lint, diff and report all take these from here, so a rule is
+ * written once.  Offsets and flag bits still come from the layout; only the
+ * encodings the kernel hard-codes itself are constants here.
+ */
+#ifndef MMC_RULES_H
+#define MMC_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "layout.h"
+#include "nrec.h"
+
+/* ---- which page of a compound page ---- */
+
+/*
+ * The struct folio members live in the head's next pages; the kernel's own
+ * checks name them by position (free_tail_page_prepare(): "case 1", "case
+ * 2", "default").
+ */
+enum mmc_tail_index {
+	MMC_TAIL_NONE = 0,	/* a head, or an order-0 page */
+	MMC_TAIL_FIRST = 1,	/* page[1]: _flags_1, mapcounts, order */
+	MMC_TAIL_SECOND = 2,	/* page[2]: _deferred_list */
+	MMC_TAIL_OTHER = 3,	/* page[3] and beyond */
+	MMC_TAIL_KINDS = 4
+};
+
+/* Index i of a page within its compound page (0 = head) as a kind. */
+static inline enum mmc_tail_index mmc_tail_index_of(uint64_t i)
+{
+	return i >= MMC_TAIL_OTHER ? MMC_TAIL_OTHER : (enum mmc_tail_index)i;
+}
+
+/* "head/order-0", "page[1]", "page[2]", "tail" */
+const char *mmc_tail_index_name(enum mmc_tail_index t);
+
+/* ---- include/linux/poison.h: POISON_POINTER_DELTA + these ---- */
+
+#define MMC_POISON_LIST1	0x100	/* LIST_POISON1 */
+#define MMC_POISON_LIST2	0x122	/* LIST_POISON2 */
+#define MMC_POISON_TAIL_MAPPING	0x400	/* TAIL_MAPPING: prep_compound_tail() */
+/* How far above POISON_POINTER_DELTA a value still counts as poison. */
+#define MMC_POISON_SPAN		0x1000
+
+/* "LIST_POISON1", "LIST_POISON2", "TAIL_MAPPING" or NULL. */
+const char *mmc_poison_name(int64_t off);
+
+/*
+ * Fill patterns a struct page never holds once initialised: slab poison
+ * (include/linux/poison.h POISON_FREE 0x6b, POISON_INUSE 0x5a, POISON_END
+ * 0xa5) and the 0xcc of uninitialised stack (init_on_alloc off).  NULL if
+ * raw is none of them.
+ */
+const char *mmc_fill_pattern_name(uint64_t raw);
+
+/* ---- the folio order ---- */
+
+/*
+ * folio_set_order() (6.5+): folio->_flags_1 = (_flags_1 & ~0xffUL) | order;
+ * 6.1 keeps it in its own byte, _folio_order (set_compound_order()).
+ */
+#define MMC_FLAGS1_ORDER_MASK 0xffULL
+
+/* true when this kernel keeps the order in page[1]'s flags word. */
+bool mmc_order_in_flags1(const struct mmc_layout *layout);
+
+/* ---- page->flags fields (include/linux/page-flags-layout.h) ---- */
+
+uint64_t mmc_flags_zone_mask(const struct mmc_geom *geom);
+uint64_t mmc_flags_node_mask(const struct mmc_geom *geom);
+uint32_t mmc_flags_zone(const struct mmc_geom *geom, uint64_t flags);
+uint32_t mmc_flags_node(const struct mmc_geom *geom, uint64_t flags);
+/* The bits below __NR_PAGEFLAGS. */
+uint64_t mmc_flags_pgflags(const struct mmc_geom *geom, uint64_t flags);
+/* Bit of a page flag by name from enum pageflags; false if the kernel has
+ * no such flag (or it lies outside the word). */
+bool mmc_pageflag_bit(const struct mmc_layout *layout, const char *name,
+		      unsigned int *bit);
+/* Name of page flag `bit`: the first enumerator with that value that is
+ * not a "__NR_PAGEFLAGS"-style count; NULL if none. */
+const char *mmc_pageflag_name(const struct mmc_layout *layout, unsigned int bit);
+
+/*
+ * PAGE_FLAGS_SECOND (include/linux/page-flags.h, 6.10+): what page[1]'s
+ * own flags word may hold besides what every tail holds: the order byte
+ * and the PF_SECOND flags (PG_has_hwpoisoned, PG_large_rmappable,
+ * PG_partially_mapped; 6.1: PG_double_map).  Flags the kernel does not
+ * have are left out.
+ */
+uint64_t mmc_flags_second_mask(const struct mmc_layout *layout);
+
+/* ---- compound_head / compound_info (include/linux/page-flags.h) ---- */
+
+/*
+ * The 7.x mask form (compound_info_has_mask(): HVO and a power-of-2 struct
+ * page): set_compound_head() stores GENMASK(63, order + log2(sizeof(struct
+ * page))) | 1.  true if raw is such a value (order 1 .. 24); *order is set
+ * when non-NULL.
+ */
+bool mmc_compound_info_is_mask(uint32_t struct_page_size, uint64_t raw,
+			       unsigned int *order);
+/* The value set_compound_head() stores for a tail of an order-`order`
+ * folio in the mask form; 0 if sizeof(struct page) is not a power of 2. */
+uint64_t mmc_compound_info_mask(uint32_t struct_page_size, unsigned int order);
+
+/*
+ * Head pfn of a tail from its normalised compound_head / compound_info, as
+ * _compound_head() computes it: PAGE(delta, off 1) is head + 1; SELF+1
+ * is a page naming itself (corrupt, but that is what the kernel reads); a
+ * RAW mask is applied to the tail's own address.  false if the value is
+ * none of these (not a tail, or a pointer outside the memmap).
+ */
+bool mmc_compound_info_head_pfn(const struct mmc_geom *geom, uint64_t pfn,
+				const struct mmc_nval *compound_head,
+				uint64_t *head_pfn);
+
+/* PageTail(): bit 0 of the raw value behind a normalised slot. */
+bool mmc_nval_bit0(const struct mmc_nval *nv);
+
+/* ---- kernel versions ---- */
+
+struct mmc_kver {
+	bool known;
+	int major, minor;
+};
+
+/* "6.12.117" -> 6.12; known false if it does not start with two numbers. */
+struct mmc_kver mmc_kver_parse(const char *release);
+/* The image's version: the snapshot's release, else the layout's; without
+ * either, 6.15 or 6.14 from where the layout keeps pgmap (it moved into
+ * struct folio in 6.15 with the refcount change). */
+struct mmc_kver mmc_kver_of(const struct mmc_layout *layout, const char *release);
+/* <0, 0, >0 as v is before, at, after major.minor. */
+int mmc_kver_cmp(struct mmc_kver v, int major, int minor);
+
+/* ---- what the kernel writes, per version ---- */
+
+/*
+ * _refcount of a head / order-0 device page after __init_zone_device_page()
+ * (__init_single_page() sets 1 first): up to 6.14 MEMORY_DEVICE_PRIVATE and
+ * _COHERENT are set to 0; from 6.15 also FS_DAX and PCI_P2PDMA, GENERIC
+ * stays 1.  type_name is the enum memory_type name.
+ */
+int mmc_rule_head_refcount(struct mmc_kver v, const char *type_name);
+
+/* Device types whose zone_device_data belongs to the driver (the kernel
+ * only clears it at init): MEMORY_DEVICE_PRIVATE, _COHERENT. */
+bool mmc_rule_zdd_driver_owned(const char *type_name);
+/* Large folios made by the driver at run time may live in an order-0 pgmap. */
+bool mmc_rule_driver_folios(struct mmc_kver v, const char *type_name);
+/* Device types whose pages hold only what dax gives them: mapping and
+ * index together (dax_set_mapping(), dax_associate_entry()), no memcg
+ * charge: MEMORY_DEVICE_GENERIC, _FS_DAX. */
+bool mmc_rule_dax_type(const char *type_name);
+
+/*
+ * What page[2]'s _deferred_list holds after memmap_init_compound().
+ * prep_compound_head() makes it an empty list (INIT_LIST_HEAD, order > 1;
+ * free_tail_page_prepare() reports "on deferred list" otherwise).  6.1 and
+ * 6.12 call prep_compound_head() before page[2] is initialised, so there the
+ * tail's own words win: next = zone_device_data NULL, prev = mapping
+ * TAIL_MAPPING.  7.2 calls it after the tail loop.  Versions between the
+ * ones read accept either.
+ */
+enum mmc_page2_state {
+	MMC_PAGE2_EMPTY_LIST = 1 << 0,	/* next = prev = &_deferred_list */
+	MMC_PAGE2_TAIL_WORDS = 1 << 1,	/* NULL, TAIL_MAPPING */
+};
+unsigned int mmc_rule_page2_states(struct mmc_kver v);
+
+/* ---- the lint rules ---- */
+
+enum mmc_rule {
+	MMC_RULE_UNREADABLE,
+	MMC_RULE_TAIL_HEAD,
+	MMC_RULE_HEAD_CYCLE,
+	MMC_RULE_ORDER,
+	MMC_RULE_HEAD_ALIGN,
+	MMC_RULE_HEAD_FRAME,
+	MMC_RULE_VMEMMAP_SHARE,
+	MMC_RULE_DAX_RANGE,
+	MMC_RULE_FOLIO_MAPCOUNT,
+	MMC_RULE_DEFERRED_LIST,
+	MMC_RULE_REFCOUNT,
+	MMC_RULE_MAPCOUNT,
+	MMC_RULE_PGMAP,
+	MMC_RULE_ZONE,
+	MMC_RULE_NODE,
+	MMC_RULE_RESERVED,
+	MMC_RULE_TAIL_FLAGS,
+	MMC_RULE_TAIL_MAPPING,
+	MMC_RULE_TAIL_PRIVATE,
+	MMC_RULE_INDEX,
+	MMC_RULE_ZONE_DEVICE_DATA,
+	MMC_RULE_MEMCG,
+	MMC_RULE_ALTMAP_INIT,
+	MMC_RULE_POISON,
+	MMC_RULE_COUNT
+};
+
+struct mmc_rule_info {
+	const char *name;	/* "tail-head": what lint reports */
+	const char *kernel;	/* the kernel function(s) it comes from */
+	const char *what;	/* one line: what must hold */
+};
+
+const struct mmc_rule_info *mmc_rule_info(enum mmc_rule rule);
+/* false if no rule has that name. */
+bool mmc_rule_by_name(const char *name, enum mmc_rule *rule);
+
+#endif

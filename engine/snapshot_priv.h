@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The snapshot's insides, shared by snapshot.c (building, reading) and
+ * snapshot_compare.c (exact equality for tests).  Nothing else includes it.
+ */
+#ifndef MMC_SNAPSHOT_PRIV_H
+#define MMC_SNAPSHOT_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapshot.h"
+#include "snapshot_seq.h"
+
+/* One slot of a run: first value and stride. */
+struct snap_slot {
+	int64_t v, dv;
+	uint64_t raw, draw;
+	uint16_t off;
+	uint8_t cls, region;
+};
+
+/* The run still open for records (the last one of the open range). */
+struct snap_run {
+	bool open;
+	uint64_t start;		/* first pfn */
+	uint64_t count;
+	uint8_t state, role, nslots;
+	uint8_t reason;		/* enum mmc_unread_reason */
+	/*
+	 * Set when the stride is what repeating the same struct page bytes
+	 * gives (no raw value moves; pointers into other struct pages fall
+	 * back one pfn a record): the walker's fast path extends such a run
+	 * without a record, up to `same_limit` records (where a page pointer
+	 * would reach its own pfn and turn into a self-pointer).
+	 */
+	bool same_bytes;
+	uint64_t same_limit;
+	struct snap_slot slot[MMC_MAX_SLOTS];
+};
+
+struct snap_vrun {
+	bool open;
+	uint64_t start;		/* first vframe index */
+	uint64_t count;
+	uint8_t kind;
+	uint8_t reason;		/* enum mmc_unread_reason */
+	int64_t share_back, d_share;
+	int64_t dev_off, d_dev;
+	uint64_t paddr, d_paddr;
+};
+
+/* Closed runs live in seqs (snapshot_seq.h), folded into patterns. */
+struct snap_range {
+	struct mmc_srange r;
+	struct seq runs, vruns;
+	struct snap_run cur;	/* open page run */
+	struct snap_vrun vcur;	/* open vframe run */
+	uint64_t nrecs;		/* records appended so far */
+	uint64_t nvframes;
+};
+
+struct mmc_snapshot {
+	struct mmc_snapshot_info info;
+	struct mmc_layout *layout;	/* owned copy, may be NULL */
+	struct mmc_geom geom;
+	struct mmc_spgmap *pgmaps;
+	size_t npgmaps, pgmaps_cap;
+	struct snap_range *ranges;
+	size_t nranges, ranges_cap;
+	bool building;		/* a range is open */
+	uint64_t state_count[MMC_PS_NOT_INIT + 1];
+	uint64_t reason_count[MMC_UR_MAX + 1];	/* UNREADABLE pages by reason */
+	/* discovery: complete unless `problem` is set */
+	bool discovery_incomplete;
+	bool problem_has_address;
+	uint64_t problem_address;
+	char problem[MMC_SNAPSHOT_TEXT_MAX];
+	char **notes;
+	size_t nnotes;
+	/* written to a file as built (snapshot_stream.c); once finished,
+	 * the runs are gone */
+	struct snap_stream *stream;
+	bool streamed;
+};
+
+/* v + i * dv with wrapping arithmetic, as the run encoder uses. */
+static inline int64_t lin(int64_t v, int64_t dv, uint64_t i)
+{
+	return (int64_t)((uint64_t)v + (uint64_t)dv * i);
+}
+
+/* Streaming (snapshot_stream.c): the open range begins, closed patterns
+ * go out (all of them when final), the open range ends. */
+struct snap_stream;
+struct mmc_error *snap_stream_range_begin(struct mmc_snapshot *snap);
+struct mmc_error *snap_stream_flush(struct mmc_snapshot *snap, bool final);
+struct mmc_error *snap_stream_range_end(struct mmc_snapshot *snap);
+void snap_stream_free(struct snap_stream *st);
+
+/* Runs <-> seq items (snapshot_read.c) */
+void snap_run_item(const struct snap_run *run, struct seq_item *it);
+void snap_item_run(const struct seq_item *it, struct mmc_nrec *first,
+		   struct mmc_nrec *stride);
+void snap_vrun_item(const struct snap_vrun *v, struct seq_item *it);
+void snap_item_vrun(const struct seq_item *it, struct mmc_vframe *first,
+		    struct mmc_vframe *stride);
+
+#endif

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Snapshot files, writing (doc/SNAPSHOT-FORMAT.md): sections built in
+ * memory, then streamed with the FNV-1a trailer computed on the way, to a
+ * file through outfile.h (a temporary renamed into place) or any stream.
+ */
+#include "snapshot.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "outfile.h"
+#include "mmc_util.h"
+#include "snapshot_format.h"
+#include "snapshot_emit.h"
+
+/* ---- writing ---- */
+
+void put(struct emit *e, const void *p, size_t n)
+{
+	if (e->failed || !n)
+		return;
+	if (e->f) {
+		if (fwrite(p, 1, n, e->f) != n) {
+			e->failed = true;
+			return;
+		}
+		e->hash = mmc_fnv1a(e->hash, p, n);
+	} else {
+		if (e->len + n > e->cap) {
+			size_t ncap = e->cap ? e->cap : 256;
+			uint8_t *q;
+
+			while (ncap < e->len + n)
+				ncap *= 2;
+			q = realloc(e->buf, ncap);
+			if (!q) {
+				e->failed = true;
+				return;
+			}
+			e->buf = q;
+			e->cap = ncap;
+		}
+		memcpy(e->buf + e->len, p, n);
+		e->len += n;
+	}
+	e->n += n;
+}
+
+void put_le(struct emit *e, uint64_t v, unsigned int bytes)
+{
+	uint8_t b[8];
+	unsigned int i;
+
+	for (i = 0; i < bytes; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	put(e, b, bytes);
+}
+
+
+void put_str(struct emit *e, const char *s)
+{
+	size_t n = strlen(s);
+
+	put_u32(e, n);
+	put(e, s, n);
+}
+
+void put_nval(struct emit *e, const struct mmc_nval *v)
+{
+	put_u8(e, v->cls);
+	put_u8(e, v->region);
+	put_u16(e, v->off);
+	put_u64(e, (uint64_t)v->v);
+	put_u64(e, v->raw);
+}
+
+void emit_info(struct emit *e, const struct mmc_snapshot_info *in)
+{
+	put_str(e, in->release);
+	put_str(e, in->build_id);
+	put_u64(e, in->layout_fingerprint);
+	put_str(e, in->dump);
+	put_str(e, in->layout_source);
+	put_str(e, in->created_by);
+}
+
+void emit_geom(struct emit *e, const struct mmc_geom *g)
+{
+	put_u32(e, g->page_size);
+	put_u32(e, g->struct_page_size);
+	put_u64(e, g->vmemmap_base);
+	put_u64(e, g->vmemmap_end);
+	put_u64(e, g->page_offset_base);
+	put_u64(e, g->direct_map_end);
+	put_u64(e, g->vmalloc_base);
+	put_u64(e, g->vmalloc_end);
+	put_u64(e, g->kimage_start);
+	put_u64(e, g->kimage_end);
+	put_u64(e, g->module_start);
+	put_u64(e, g->module_end);
+	put_u64(e, g->kaslr_offset);
+	put_u64(e, g->poison_pointer_delta);
+	put_u32(e, g->zones_width);
+	put_u32(e, g->zones_pgshift);
+	put_u32(e, g->nodes_width);
+	put_u32(e, g->nodes_pgshift);
+	put_u32(e, g->nr_pageflags);
+	put_u32(e, g->pgtable_levels);
+	put_u8(e, g->base_origin);
+	put_u8(e, g->levels_origin);
+}
+
+void emit_discovery(struct emit *e, const struct mmc_snapshot *snap)
+{
+	const char *problem = mmc_snapshot_discovery_problem(snap);
+	uint64_t addr = 0;
+	bool has_addr = mmc_snapshot_discovery_address(snap, &addr);
+	size_t i, n = mmc_snapshot_nnotes(snap);
+
+	put_u8(e, problem == NULL);
+	put_u8(e, has_addr);
+	put_u64(e, addr);
+	put_str(e, problem ? problem : "");
+	put_u32(e, n);
+	for (i = 0; i < n; i++)
+		put_str(e, mmc_snapshot_note(snap, i));
+}
+
+void emit_pgmaps(struct emit *e, const struct mmc_snapshot *snap)
+{
+	size_t i, n = mmc_snapshot_npgmaps(snap);
+
+	put_u32(e, n);
+	for (i = 0; i < n; i++) {
+		const struct mmc_spgmap *p = mmc_snapshot_pgmap(snap, i);
+
+		put_u64(e, p->kaddr);
+		put_u64(e, (uint64_t)p->type);
+		put_str(e, p->type_name);
+		put_u64(e, p->flags);
+		put_u32(e, p->vmemmap_shift);
+		put_u32(e, p->nr_range);
+		put_nval(e, &p->owner);
+		put_nval(e, &p->ops);
+		put_u8(e, p->has_altmap);
+		put_u64(e, p->altmap_base_pfn);
+		put_u64(e, p->altmap_end_pfn);
+		put_u64(e, p->altmap_reserve);
+		put_u64(e, p->altmap_free);
+		put_u64(e, p->altmap_align);
+		put_u64(e, p->altmap_alloc);
+	}
+}
+
+/* Page patterns and vframe patterns (version 3): reps, nbody, body runs;
+ * each body slot or frame run carries its per-repetition deltas when the
+ * pattern repeats. */
+static uint64_t ranges_len(const struct mmc_snapshot *snap)
+{
+	uint64_t len = 4;
+	size_t i, j;
+
+	for (i = 0; i < mmc_snapshot_nranges(snap); i++) {
+		size_t np = mmc_snapshot_range_npatterns(snap, i);
+		size_t nv = mmc_snapshot_range_nvframe_patterns(snap, i);
+
+		len += RANGE_HDR;
+		for (j = 0; j < np; j++) {
+			struct mmc_snapshot_pattern p;
+			uint64_t slot = RUN_SLOT;
+
+			mmc_snapshot_range_pattern(snap, i, j, &p);
+			if (p.reps > 1)
+				slot += RUN_SLOT_REP;
+			len += PAT_HDR;
+			for (uint32_t b = 0; b < p.nbody; b++) {
+				struct mmc_nrec first;
+
+				mmc_snapshot_range_pattern_run(snap, i, j, b, NULL, &first,
+							       NULL, NULL);
+				len += RUN_HDR + (uint64_t)first.nslots * slot;
+			}
+		}
+		for (j = 0; j < nv; j++) {
+			struct mmc_snapshot_pattern p;
+
+			mmc_snapshot_range_vframe_pattern(snap, i, j, &p);
+			len += PAT_HDR + (uint64_t)p.nbody *
+			       (VRUN_SIZE + (p.reps > 1 ? VRUN_REP : 0));
+		}
+	}
+	return len;
+}
+
+/* Page patterns [from, to) of range i. */
+void emit_page_patterns(struct emit *e, const struct mmc_snapshot *snap, size_t i,
+			       size_t from, size_t to)
+{
+	size_t j, k;
+
+	for (j = from; j < to && !e->failed; j++) {
+		struct mmc_snapshot_pattern p;
+
+		mmc_snapshot_range_pattern(snap, i, j, &p);
+		put_u64(e, p.reps);
+		put_u32(e, p.nbody);
+		for (uint32_t b = 0; b < p.nbody; b++) {
+			struct mmc_nrec first, stride, rep;
+			uint64_t count;
+
+			mmc_snapshot_range_pattern_run(snap, i, j, b, &count, &first, &stride,
+						       &rep);
+			put_u64(e, count);
+			put_u8(e, first.state);
+			put_u8(e, first.role);
+			put_u8(e, first.nslots);
+			put_u8(e, first.reason);
+			for (k = 0; k < first.nslots; k++) {
+				put_nval(e, &first.slot[k]);
+				put_u64(e, (uint64_t)stride.slot[k].v);
+				put_u64(e, stride.slot[k].raw);
+				if (p.reps > 1) {
+					put_u64(e, (uint64_t)rep.slot[k].v);
+					put_u64(e, rep.slot[k].raw);
+				}
+			}
+		}
+	}
+}
+
+/* vframe patterns [from, to) of range i. */
+void emit_vframe_patterns(struct emit *e, const struct mmc_snapshot *snap, size_t i,
+				 size_t from, size_t to)
+{
+	for (size_t j = from; j < to && !e->failed; j++) {
+		struct mmc_snapshot_pattern p;
+
+		mmc_snapshot_range_vframe_pattern(snap, i, j, &p);
+		put_u64(e, p.reps);
+		put_u32(e, p.nbody);
+		for (uint32_t b = 0; b < p.nbody; b++) {
+			struct mmc_vframe first, stride, rep;
+			uint64_t count;
+
+			mmc_snapshot_range_vframe_pattern_run(snap, i, j, b, &count, &first,
+							      &stride, &rep);
+			put_u64(e, count);
+			put_u8(e, first.kind);
+			put_u8(e, first.reason);
+			put_u64(e, (uint64_t)first.share_back);
+			put_u64(e, (uint64_t)stride.share_back);
+			put_u64(e, (uint64_t)first.dev_off);
+			put_u64(e, (uint64_t)stride.dev_off);
+			put_u64(e, first.paddr);
+			put_u64(e, stride.paddr);
+			if (p.reps > 1) {
+				put_u64(e, (uint64_t)rep.share_back);
+				put_u64(e, (uint64_t)rep.dev_off);
+				put_u64(e, rep.paddr);
+			}
+		}
+	}
+}
+
+void emit_range_header(struct emit *e, const struct mmc_srange *r, uint64_t np,
+			      uint64_t nv)
+{
+	put_u64(e, r->start_pfn);
+	put_u64(e, r->end_pfn);
+	put_u32(e, r->pgmap_index);
+	put_u32(e, r->range_index);
+	put_u64(e, r->vmemmap_start);
+	put_u64(e, r->reserve_start);
+	put_u64(e, r->reserve_end);
+	put_u64(e, r->altmap_start);
+	put_u64(e, r->altmap_end);
+	put_u64(e, np);
+	put_u64(e, nv);
+}
+
+static void emit_ranges(struct emit *e, const struct mmc_snapshot *snap)
+{
+	size_t i;
+
+	put_u32(e, mmc_snapshot_nranges(snap));
+	for (i = 0; i < mmc_snapshot_nranges(snap); i++) {
+		size_t np = mmc_snapshot_range_npatterns(snap, i);
+		size_t nv = mmc_snapshot_range_nvframe_patterns(snap, i);
+
+		emit_range_header(e, mmc_snapshot_range(snap, i), np, nv);
+		emit_page_patterns(e, snap, i, 0, np);
+		emit_vframe_patterns(e, snap, i, 0, nv);
+	}
+}
+
+struct mmc_error *emit_layout(struct emit *e, const struct mmc_snapshot *snap)
+{
+	struct mmc_error *err;
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *mf;
+
+	if (!mmc_snapshot_layout(snap))
+		return NULL;
+	mf = open_memstream(&text, &tlen);
+	if (!mf)
+		return mmc_error_nomem();
+	err = mmc_layout_write_text(mf, mmc_snapshot_layout(snap));
+	if (fclose(mf) != 0 && !err)
+		err = mmc_error_nomem();
+	if (!err)
+		put(e, text, tlen);
+	free(text);
+	return err;
+}
+
+void put_section(struct emit *out, const char tag[4], const struct emit *body)
+{
+	put(out, tag, 4);
+	put_u64(out, body->len);
+	put(out, body->buf, body->len);
+}
+
+struct mmc_error *mmc_snapshot_write(const struct mmc_snapshot *snap, FILE *f,
+				     const char *name)
+{
+	struct emit info = { 0 }, layt = { 0 }, geom = { 0 }, pgm = { 0 };
+	struct emit disc = { 0 };
+	struct emit out = { 0 };
+	struct mmc_error *err = NULL;
+	uint64_t rlen, total, start_n;
+
+	if (mmc_snapshot_streamed(snap))
+		return mmc_error_create(MMC_ERR_INTERNAL, name,
+					"snapshot: its runs were streamed to a file already");
+
+	emit_info(&info, mmc_snapshot_info(snap));
+	emit_geom(&geom, mmc_snapshot_geom(snap));
+	emit_pgmaps(&pgm, snap);
+	emit_discovery(&disc, snap);
+	err = emit_layout(&layt, snap);
+	if (err)
+		goto out;
+	if (info.failed || layt.failed || geom.failed || pgm.failed || disc.failed) {
+		err = mmc_error_nomem();
+		goto out;
+	}
+	rlen = ranges_len(snap);
+	total = HDR_SIZE + 6 * SEC_HDR + info.len + layt.len + geom.len + pgm.len +
+		rlen + disc.len + TRAILER;
+
+	out.f = f;
+	out.hash = MMC_FNV1A_INIT;
+	put(&out, MMC_SNAPSHOT_MAGIC, 8);
+	put_u32(&out, MMC_SNAPSHOT_VERSION);
+	put_u32(&out, 0);
+	put_u64(&out, total);
+	put_section(&out, SNAP_TAG_INFO, &info);
+	put_section(&out, SNAP_TAG_LAYOUT, &layt);
+	put_section(&out, SNAP_TAG_GEOM, &geom);
+	put_section(&out, SNAP_TAG_PGMAPS, &pgm);
+	put(&out, SNAP_TAG_RANGES, 4);
+	put_u64(&out, rlen);
+	start_n = out.n;
+	emit_ranges(&out, snap);
+	if (!out.failed && out.n - start_n != rlen) {
+		err = mmc_error_create(MMC_ERR_INTERNAL, name,
+				       "ranges section: wrote %llu bytes, computed %llu",
+				       (unsigned long long)(out.n - start_n),
+				       (unsigned long long)rlen);
+		goto out;
+	}
+	put_section(&out, SNAP_TAG_DISCOVERY, &disc);
+	put_u64(&out, out.hash);
+	if (!out.failed && out.n != total)
+		err = mmc_error_create(MMC_ERR_INTERNAL, name,
+				       "wrote %llu bytes, computed %llu",
+				       (unsigned long long)out.n, (unsigned long long)total);
+	else if (out.failed)
+		err = mmc_error_os(errno, name, "write");
+out:
+	free(info.buf);
+	free(layt.buf);
+	free(geom.buf);
+	free(pgm.buf);
+	free(disc.buf);
+	return err;
+}
+
+struct mmc_error *mmc_snapshot_save_checked(const struct mmc_snapshot *snap,
+					    const char *path,
+					    const char *const *inputs,
+					    size_t ninputs)
+{
+	struct mmc_outfile *of;
+	struct mmc_error *err;
+
+	err = mmc_outfile_open(path, inputs, ninputs, &of);
+	if (err)
+		return err;
+	err = mmc_snapshot_write(snap, mmc_outfile_stream(of), mmc_outfile_name(of));
+	if (err) {
+		mmc_outfile_abort(of);
+		return err;
+	}
+	return mmc_outfile_commit(of);
+}
+
+struct mmc_error *mmc_snapshot_save(const struct mmc_snapshot *snap, const char *path)
+{
+	return mmc_snapshot_save_checked(snap, path, NULL, 0);
+}
+
