@@ -1,88 +1,137 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * memmapcheck: batch front end.  Parses arguments, runs the engine, prints.
- *
- * Exit codes: 0 identical/clean, 1 differences/violations, 2 bad usage or
- * input, 3 internal error, 4 incomplete (cannot prove).
+ * memmapcheck: batch front end.  Parses arguments (every option is checked
+ * against the subcommand that is to use it), runs a command (commands.c),
+ * and makes sure the verdict reached its reader: standard output and
+ * standard error are flushed and closed with their errors checked, and an
+ * exit code never says "identical" when the text that says so was lost.
+ * Exit codes: cli.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
-#include <stdbool.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "diff.h"
-#include "discover.h"
-#include "kernel.h"
-#include "layout.h"
-#include "lint.h"
-#include "report.h"
-#include "snapshot.h"
-#include "walk.h"
+#include "cli.h"
+#include "outfile.h"
 
-#define EXIT_DIFFERENT	1
-#define EXIT_USAGE	2
-#define EXIT_INTERNAL	3
-#define EXIT_INCOMPLETE	4
-
-struct opts {
-	enum mmc_format format;
-	const char *output;	/* -o: snapshot/layout file to write */
-	const char *report;	/* --report FILE: also write the report here */
-	enum mmc_format report_format;
-	const char *save_base, *save_new;
-	const char *check;	/* layout --check */
-	long range;
-	size_t max_pages;
-	bool live;
-	bool quiet;
-	int progress;		/* -1 auto (tty), 0 off, 1 on */
+enum opt_bit {
+	OB_FORMAT = 1u << 0,	/* -f, --format, --json */
+	OB_OUTPUT = 1u << 1,	/* -o */
+	OB_REPORT = 1u << 2,	/* --report, --report-format */
+	OB_SAVE = 1u << 3,	/* --save-base, --save-new */
+	OB_CHECK = 1u << 4,	/* --check */
+	OB_RANGE = 1u << 5,	/* -r */
+	OB_PAGES = 1u << 6,	/* -n, --all-pages */
+	OB_LIVE = 1u << 7,	/* --live, --progress, --no-progress */
+	OB_QUIET = 1u << 8,	/* -q */
+	OB_MAP = 1u << 9,	/* --map */
+	OB_THREADS = 1u << 10,	/* --threads */
 };
 
-struct progress {
-	bool enabled;
-	struct timespec start;
-	bool shown;
-	const char *what;
+struct command {
+	const char *name;
+	int (*run)(const struct opts *o, int argc, char **argv);
+	unsigned int allowed;
+	const char *formats;	/* -f values it takes, NULL: any */
+	const char *usage;
+	const char *help;
 };
 
-static const char usage_text[] =
+static const struct command commands[] = {
+	{ "ranges", cmd_ranges, OB_FORMAT | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
+	  "ranges [-f FMT] [--live] [--threads N] IMAGE",
+	  "pgmaps and ZONE_DEVICE ranges, which pfns each init path writes" },
+	{ "show", cmd_show, OB_FORMAT | OB_RANGE | OB_LIVE | OB_QUIET | OB_THREADS, "text|json",
+	  "show [-r N] [-f text|json] [--live] [--threads N] IMAGE",
+	  "every run of struct pages, decoded (-r N: only range N)" },
+	{ "snapshot", cmd_snapshot, OB_OUTPUT | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
+	  "snapshot -o FILE [--live] [--threads N] KERNEL DUMP",
+	  "normalised struct pages of every range, to FILE ('-': standard output)" },
+	{ "diff", cmd_diff,
+	  OB_FORMAT | OB_REPORT | OB_PAGES | OB_MAP | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
+	  "diff [-n N | --all-pages] [-f FMT] [--report FILE] [--map DIR] [--threads N] BASE NEW",
+	  "compare two IMAGEs; -n N: differing pages shown in detail (default 20)" },
+	{ "compare", cmd_compare,
+	  OB_FORMAT | OB_REPORT | OB_PAGES | OB_SAVE | OB_MAP | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
+	  "compare [-n N | --all-pages] [-f FMT] [--report FILE] [--map DIR] [--save-base F] [--save-new F] [--threads N] BASE_KERNEL BASE_DUMP NEW_KERNEL NEW_DUMP",
+	  "snapshot and diff two kernel+dump pairs in one go" },
+	{ "lint", cmd_lint, OB_FORMAT | OB_REPORT | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
+	  "lint [-f FMT] [--report FILE] [--live] [--threads N] IMAGE",
+	  "check one image against the kernel's own rules" },
+	{ "layout", cmd_layout, OB_OUTPUT | OB_CHECK | OB_QUIET, NULL,
+	  "layout -o FILE VMLINUX | layout --check FILE VMLINUX",
+	  "save the layout a dump check needs from a vmlinux, or prove a saved one equals it" },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const char usage_head[] =
 "usage: memmapcheck COMMAND [OPTIONS] ARGS\n"
+"       memmapcheck help [COMMAND], memmapcheck COMMAND --help\n"
 "\n"
 "An IMAGE is either a snapshot file, or a KERNEL and a DUMP, where KERNEL is a\n"
 "vmlinux with DWARF or a saved layout file, and DUMP a vmcore in any format\n"
 "libkdumpfile reads (or /proc/kcore with --live).\n"
 "\n"
-"commands:\n"
-"  ranges   IMAGE               pgmaps and ZONE_DEVICE ranges, pfns by init path\n"
-"  show     IMAGE               every run of struct pages, decoded\n"
-"  snapshot -o FILE KERNEL DUMP normalised struct pages of every range, to a file\n"
-"  diff     BASE NEW            compare two IMAGEs (snapshot files)\n"
-"  compare  BK BD NK ND         snapshot and diff two kernel+dump pairs in one go\n"
-"  lint     IMAGE               check one image against the kernel's own rules\n"
-"  layout   -o FILE VMLINUX     save the layout a dump check needs from a vmlinux\n"
-"  layout   --check FILE VMLINUX  prove a saved layout equals the vmlinux's DWARF\n"
+"commands:\n";
+
+static const char usage_tail[] =
 "\n"
-"options:\n"
-"  -f, --format FMT     text (default), json, ktap, junit\n"
-"      --json           same as --format json\n"
-"  -o, --output FILE    file to write (snapshot, layout)\n"
+"options (each command takes the ones its usage line shows):\n"
+"  -f, --format FMT     text (default), json, ktap, junit; --json: json\n"
+"  -o, --output FILE    file to write (snapshot, layout); '-' is standard output\n"
 "      --report FILE    also write a report to FILE; --report-format FMT (ktap)\n"
 "      --save-base F, --save-new F   compare: keep the snapshots\n"
+"      --map DIR        diff, compare: also draw the difference map, an SVG per\n"
+"                       range and index.html, into DIR\n"
 "  -r, --range N        show: only range N\n"
-"  -n, --max-pages N    diff: pages shown in detail (default 20)\n"
+"  -n, --max-pages N    diff, compare: differing pages shown in detail (default 20, 0: none)\n"
+"      --all-pages      diff, compare: every differing page in detail\n"
 "      --live           DUMP is /proc/kcore (or a kcore-format file)\n"
+"      --threads N      threads reading each dump walked (1: sequential; default\n"
+"                       MEMMAPCHECK_THREADS, else the online CPUs, at most 8)\n"
 "  -q, --quiet          no summary on stderr\n"
 "      --progress, --no-progress   progress on stderr (default: if a terminal)\n"
 "  -h, --help, -V, --version\n"
 "\n"
-"exit: 0 identical/clean, 1 different/violations, 2 bad usage or input,\n"
-"      3 internal error, 4 incomplete (some pages could not be read)\n";
+"exit: 0 identical/clean/complete, 1 different/violations, 2 bad usage or input,\n"
+"      3 internal error or output not written, 4 incomplete (some struct pages\n"
+"      unreadable or discovery incomplete; the output is written first)\n";
 
-static int fail(struct mmc_error *err)
+static void print_usage(FILE *f)
+{
+	size_t i;
+
+	fputs(usage_head, f);
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
+	fputs(usage_tail, f);
+}
+
+static void print_command_usage(FILE *f, const struct command *c)
+{
+	fprintf(f, "usage: memmapcheck %s\n  %s\n", c->usage, c->help);
+	if (c->allowed & (OB_LIVE | OB_QUIET))
+		fprintf(f, "  also: %s%s\n", c->allowed & OB_QUIET ? "-q " : "",
+			c->allowed & OB_LIVE ? "--progress --no-progress" : "");
+	fputs("'memmapcheck --help' lists every command and option; exit codes in memmapcheck(1).\n", f);
+}
+
+static const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int cli_fail(struct mmc_error *err)
 {
 	int code = mmc_error_exit_code(err);
 
@@ -93,11 +142,21 @@ static int fail(struct mmc_error *err)
 	return code;
 }
 
-static int usage_error(const char *fmt, const char *arg)
+int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+	const struct command *c = find_command(cmd);
+	va_list ap;
+
 	fputs("memmapcheck: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'memmapcheck --help'.\n", stderr);
+	if (c)
+		fprintf(stderr, "%s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (c)
+		fprintf(stderr, "usage: memmapcheck %s\n", c->usage);
+	fputs("Try 'memmapcheck --help'.\n", stderr);
 	return EXIT_USAGE;
 }
 
@@ -116,436 +175,274 @@ static bool parse_format(const char *s, enum mmc_format *f)
 	return true;
 }
 
-static double elapsed(const struct timespec *t0)
+/* A number >= 0 in decimal (or 0x hex), nothing else. */
+static bool parse_count(const char *s, unsigned long long max, unsigned long long *v)
 {
-	struct timespec t;
+	char *end;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
-static void show_progress(void *arg, uint64_t done, uint64_t total)
-{
-	struct progress *p = arg;
-
-	if (!p->enabled || elapsed(&p->start) < 1.0)
-		return;
-	fprintf(stderr, "\r%s: %llu of %llu struct pages (%llu%%)", p->what,
-		(unsigned long long)done, (unsigned long long)total,
-		total ? (unsigned long long)(done * 100 / total) : 100ULL);
-	p->shown = true;
-}
-
-static void end_progress(struct progress *p)
-{
-	if (p->shown)
-		fputs("\r\033[K", stderr);
-	p->shown = false;
-}
-
-static bool is_snapshot_file(const char *path)
-{
-	char magic[8] = { 0 };
-	FILE *f = fopen(path, "rb");
-	bool yes = false;
-
-	if (!f)
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
 		return false;
-	if (fread(magic, 1, 7, f) == 7)
-		yes = memcmp(magic, "MMCSNAP", 7) == 0;
-	fclose(f);
-	return yes;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return !errno && !*end && *v <= max;
 }
 
-/* Walk one kernel+dump into a snapshot. */
-static struct mmc_error *take_snapshot(const struct opts *o, const char *kernel,
-				       const char *dump, struct mmc_snapshot **snap)
+/*
+ * With stdout or stderr closed, the next file opened would become fd 1 or
+ * 2 and receive the report.  Hold them with /dev/null opened read-only:
+ * every write to them then fails, and is caught like any other.
+ */
+static void hold_standard_fds(void)
 {
-	struct progress prog = { .what = dump };
-	struct mmc_walk_opts wo = {
-		.created_by = "memmapcheck " MMC_VERSION " cli",
-		.progress = show_progress,
-		.progress_arg = &prog,
-	};
-	struct mmc_walk_stats st;
-	struct mmc_kernel *k = NULL;
-	struct mmc_error *err;
-	double secs;
+	int fd;
 
-	prog.enabled = o->progress < 0 ? isatty(2) : o->progress;
-	clock_gettime(CLOCK_MONOTONIC, &prog.start);
-	err = mmc_kernel_open(kernel, dump, o->live, &k);
-	if (err)
-		return err;
-	err = mmc_walk(k, NULL, &wo, snap, &st);
-	end_progress(&prog);
-	secs = elapsed(&prog.start);
-	if (!err && !o->quiet)
-		fprintf(stderr,
-			"memmapcheck: %s: %llu struct pages in %zu ranges, %llu unreadable, %llu unmapped, %llu never initialised; %.2f s (%.1f M pages/s)\n",
-			dump, (unsigned long long)st.pages,
-			mmc_snapshot_nranges(*snap),
-			(unsigned long long)st.unreadable,
-			(unsigned long long)st.unmapped,
-			(unsigned long long)st.not_init, secs,
-			secs > 0 ? st.pages / secs / 1e6 : 0.0);
-	mmc_kernel_destroy(k);
-	return err;
-}
+	for (fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		int n = open("/dev/null", O_RDONLY);
 
-/* IMAGE = SNAPSHOT | KERNEL DUMP; consumes 1 or 2 arguments. */
-static struct mmc_error *load_image(const struct opts *o, char **argv, int argc,
-				    int *used, struct mmc_snapshot **snap)
-{
-	if (argc >= 1 && is_snapshot_file(argv[0])) {
-		*used = 1;
-		return mmc_snapshot_load(argv[0], snap);
+		if (n >= 0 && n != fd) {
+			dup2(n, fd);
+			close(n);
+		}
 	}
-	if (argc < 2)
-		return mmc_error_create(MMC_ERR_USAGE, argc ? argv[0] : NULL,
-					"not a snapshot file, and no DUMP given after KERNEL");
-	*used = 2;
-	return take_snapshot(o, argv[0], argv[1], snap);
 }
 
-static int write_report_file(const struct opts *o,
-			     void (*render)(FILE *, const void *, enum mmc_format),
-			     const void *arg)
+/*
+ * The verdict must have reached standard output: flush and close it,
+ * then standard error.  A failure turns 0, 1 and 4 into 3.
+ */
+static int finish(int rc)
 {
-	FILE *f;
+	struct mmc_error *err = mmc_stream_check(stdout, "standard output");
+	bool lost = err != NULL || cli_stdout_lost();
 
-	if (!o->report)
-		return 0;
-	f = fopen(o->report, "w");
-	if (!f)
-		return fail(mmc_error_os(errno, o->report, "open"));
-	render(f, arg, o->report_format);
-	if (fclose(f) != 0)
-		return fail(mmc_error_os(errno, o->report, "write"));
-	return 0;
+	if (err && cli_stdout_lost()) {
+		mmc_error_destroy(err);		/* said already */
+		err = NULL;
+	}
+
+	if (fclose(stdout) != 0 && !err) {
+		err = mmc_error_os(errno, NULL, "closing standard output");
+		lost = true;
+	}
+	if (err) {
+		fputs("memmapcheck: ", stderr);
+		mmc_error_fprint(stderr, err);
+		fputs(": the output is incomplete\n", stderr);
+		mmc_error_destroy(err);
+	}
+	/* not closed: a sanitizer's report at exit still needs it */
+	if (fflush(stderr) != 0 || ferror(stderr))
+		lost = true;
+	if (lost && (rc == 0 || rc == EXIT_DIFFERENT || rc == EXIT_INCOMPLETE))
+		rc = EXIT_INTERNAL;
+	return rc;
 }
 
-struct diff_args {
-	const struct mmc_snapshot *a, *b;
-	const struct mmc_diff_result *res;
+static const struct option longopts[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "json", no_argument, NULL, 'J' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "report", required_argument, NULL, 'R' },
+	{ "report-format", required_argument, NULL, 'F' },
+	{ "save-base", required_argument, NULL, 'B' },
+	{ "save-new", required_argument, NULL, 'N' },
+	{ "map", required_argument, NULL, 'M' },
+	{ "check", required_argument, NULL, 'C' },
+	{ "range", required_argument, NULL, 'r' },
+	{ "max-pages", required_argument, NULL, 'n' },
+	{ "all-pages", no_argument, NULL, 'A' },
+	{ "live", no_argument, NULL, 'L' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "progress", no_argument, NULL, 'P' },
+	{ "no-progress", no_argument, NULL, 'p' },
+	{ "threads", required_argument, NULL, 'T' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ 0 }
 };
 
-static void render_diff(FILE *f, const void *arg, enum mmc_format fmt)
+/* Which group an option belongs to, and its name for messages. */
+static unsigned int opt_group(int c, const char **name)
 {
-	const struct diff_args *d = arg;
-
-	mmc_report_diff(f, d->a, d->b, d->res, fmt);
-}
-
-static int run_diff(const struct opts *o, struct mmc_snapshot *a,
-		    struct mmc_snapshot *b)
-{
-	struct mmc_diff_opts dopts = { .max_pages = o->max_pages, .max_groups = 200 };
-	struct mmc_diff_result *res = NULL;
-	struct mmc_error *err;
-	struct diff_args da;
-	int rc;
-
-	err = mmc_diff(a, b, &dopts, &res);
-	if (err)
-		return fail(err);
-	mmc_report_diff(stdout, a, b, res, o->format);
-	da = (struct diff_args){ a, b, res };
-	rc = write_report_file(o, render_diff, &da);
-	if (!rc)
-		rc = (int)res->verdict;
-	mmc_diff_result_destroy(res);
-	return rc;
-}
-
-/* The diff of a and b unless an earlier step failed; frees both. */
-static int diff_and_free(const struct opts *o, struct mmc_snapshot *a,
-			 struct mmc_snapshot *b, struct mmc_error *err)
-{
-	int rc = err ? fail(err) : run_diff(o, a, b);
-
-	if (a)
-		mmc_snapshot_destroy(a);
-	if (b)
-		mmc_snapshot_destroy(b);
-	return rc;
-}
-
-static int cmd_diff(const struct opts *o, int argc, char **argv)
-{
-	struct mmc_snapshot *a = NULL, *b = NULL;
-	struct mmc_error *err;
-	int used = 0, used2 = 0;
-
-	err = load_image(o, argv, argc, &used, &a);
-	if (!err)
-		err = load_image(o, argv + used, argc - used, &used2, &b);
-	if (!err && used + used2 != argc)
-		err = mmc_error_create(MMC_ERR_USAGE, NULL,
-				       "diff takes two images (snapshot files or KERNEL DUMP pairs)");
-	return diff_and_free(o, a, b, err);
-}
-
-static int cmd_compare(const struct opts *o, int argc, char **argv)
-{
-	struct mmc_snapshot *a = NULL, *b = NULL;
-	struct mmc_error *err = NULL;
-
-	if (argc != 4)
-		return usage_error("%s", "compare takes BASE_KERNEL BASE_DUMP NEW_KERNEL NEW_DUMP");
-	err = take_snapshot(o, argv[0], argv[1], &a);
-	if (!err)
-		err = take_snapshot(o, argv[2], argv[3], &b);
-	if (!err && o->save_base)
-		err = mmc_snapshot_save(a, o->save_base);
-	if (!err && o->save_new)
-		err = mmc_snapshot_save(b, o->save_new);
-	return diff_and_free(o, a, b, err);
-}
-
-static int cmd_snapshot(const struct opts *o, int argc, char **argv)
-{
-	struct mmc_snapshot *s = NULL;
-	struct mmc_error *err;
-	uint64_t bad;
-
-	if (!o->output)
-		return usage_error("%s", "snapshot needs -o FILE");
-	if (argc != 2 && !(o->live && argc == 1))
-		return usage_error("%s", "snapshot takes KERNEL DUMP (or KERNEL with --live)");
-	err = take_snapshot(o, argv[0], argc == 2 ? argv[1] : "/proc/kcore", &s);
-	if (!err)
-		err = mmc_snapshot_save(s, o->output);
-	if (err) {
-		if (s)
-			mmc_snapshot_destroy(s);
-		return fail(err);
+	switch (c) {
+	case 'f': *name = "-f/--format"; return OB_FORMAT;
+	case 'J': *name = "--json"; return OB_FORMAT;
+	case 'o': *name = "-o/--output"; return OB_OUTPUT;
+	case 'R': *name = "--report"; return OB_REPORT;
+	case 'F': *name = "--report-format"; return OB_REPORT;
+	case 'B': *name = "--save-base"; return OB_SAVE;
+	case 'N': *name = "--save-new"; return OB_SAVE;
+	case 'M': *name = "--map"; return OB_MAP;
+	case 'C': *name = "--check"; return OB_CHECK;
+	case 'r': *name = "-r/--range"; return OB_RANGE;
+	case 'n': *name = "-n/--max-pages"; return OB_PAGES;
+	case 'A': *name = "--all-pages"; return OB_PAGES;
+	case 'L': *name = "--live"; return OB_LIVE;
+	case 'P': *name = "--progress"; return OB_LIVE;
+	case 'p': *name = "--no-progress"; return OB_LIVE;
+	case 'q': *name = "-q/--quiet"; return OB_QUIET;
+	case 'T': *name = "--threads"; return OB_THREADS;
 	}
-	bad = mmc_snapshot_count_state(s, MMC_PS_UNREADABLE) +
-	      mmc_snapshot_count_state(s, MMC_PS_UNMAPPED);
-	if (!o->quiet)
-		fprintf(stderr, "memmapcheck: wrote %s: %llu pages in %zu ranges, %llu runs%s\n",
-			o->output, (unsigned long long)mmc_snapshot_npages(s),
-			mmc_snapshot_nranges(s),
-			(unsigned long long)mmc_snapshot_nruns(s),
-			bad ? " (some pages unreadable: a diff against it can only be incomplete)" : "");
-	mmc_snapshot_destroy(s);
+	*name = "?";
 	return 0;
 }
 
-/* Pages that could not be read are "incomplete", not violations. */
-static int lint_exit(const struct mmc_lint_result *lr)
+static int parse_options(const struct command *c, int argc, char **argv,
+			 struct opts *o, bool *help)
 {
-	uint64_t real = lr->violations_total;
-	size_t i;
+	bool have_n = false;
+	unsigned long long v;
+	const char *name;
+	int ch;
 
-	for (i = 0; i < lr->nrules; i++)
-		if (!strcmp(lr->rules[i].rule, "unreadable"))
-			real -= lr->rules[i].pages;
-	if (real)
-		return EXIT_DIFFERENT;
-	return lr->incomplete ? EXIT_INCOMPLETE : 0;
+	optind = 2;
+	opterr = 0;	/* our own messages, without argv[0]'s path */
+	while ((ch = getopt_long(argc, argv, "f:o:r:n:qhV", longopts, NULL)) != -1) {
+		if (ch == 'h') {
+			*help = true;
+			return 0;
+		}
+		if (ch == 'V')
+			return cli_usage_error(c->name, "-V/--version is not an option of a command: 'memmapcheck --version'");
+		if (ch == '?' || ch == ':') {
+			if (optopt && strchr("forn", optopt))
+				return cli_usage_error(c->name, "option -%c needs an argument", optopt);
+			return cli_usage_error(c->name, "unknown option or missing argument: %s",
+					       argv[optind - 1]);
+		}
+		if (!(opt_group(ch, &name) & c->allowed))
+			return cli_usage_error(c->name, "%s is not an option of %s", name, c->name);
+		switch (ch) {
+		case 'f':
+			if (!parse_format(optarg, &o->format) ||
+			    (c->formats && (!strstr(c->formats, optarg) || strchr(optarg, '|'))))
+				return cli_usage_error(c->name, "%s takes -f %s, not '%s'", c->name,
+						       c->formats ? c->formats : "text|json|ktap|junit",
+						       optarg);
+			break;
+		case 'J':
+			o->format = MMC_FMT_JSON;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'R':
+			o->report = optarg;
+			break;
+		case 'F':
+			if (!parse_format(optarg, &o->report_format) ||
+			    o->report_format == MMC_FMT_TEXT)
+				return cli_usage_error(c->name, "--report-format takes json, ktap or junit, not '%s'",
+						       optarg);
+			break;
+		case 'B':
+			o->save_base = optarg;
+			break;
+		case 'N':
+			o->save_new = optarg;
+			break;
+		case 'M':
+			o->map = optarg;
+			break;
+		case 'C':
+			o->check = optarg;
+			break;
+		case 'r':
+			if (!parse_count(optarg, 0x7fffffffUL, &v))
+				return cli_usage_error(c->name, "-r takes a range number >= 0, not '%s'", optarg);
+			o->range = (long)v;
+			break;
+		case 'n':
+			if (!parse_count(optarg, SIZE_MAX / 2, &v))
+				return cli_usage_error(c->name, "-n takes a number of pages >= 0, not '%s' (--all-pages shows every one)",
+						       optarg);
+			o->max_pages = (size_t)v;
+			have_n = true;
+			break;
+		case 'A':
+			o->all_pages = true;
+			break;
+		case 'L':
+			o->live = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'P':
+			o->progress = 1;
+			break;
+		case 'p':
+			o->progress = 0;
+			break;
+		case 'T':
+			/* the bounds MEMMAPCHECK_THREADS has (engine/walk.c) */
+			if (!parse_count(optarg, 64, &v) || v < 1)
+				return cli_usage_error(c->name, "--threads takes a number from 1 to 64, not '%s'",
+						       optarg);
+			o->threads = (unsigned int)v;
+			break;
+		}
+	}
+	if (have_n && o->all_pages)
+		return cli_usage_error(c->name, "-n and --all-pages contradict each other");
+	if (o->check && o->output)
+		return cli_usage_error(c->name, "-o and --check: one at a time");
+	return 0;
 }
 
-static int cmd_one_image(const struct opts *o, int argc, char **argv,
-			 const char *cmd)
+static int run(int argc, char **argv)
 {
-	struct mmc_snapshot *s = NULL;
-	struct mmc_lint_result *lr = NULL;
-	struct mmc_lint_opts lo = { .max_groups = 200 };
-	struct mmc_error *err;
-	int used = 0, rc = 0;
-
-	err = load_image(o, argv, argc, &used, &s);
-	if (!err && used != argc)
-		err = mmc_error_create(MMC_ERR_USAGE, NULL,
-				       "%s takes one image (a snapshot file or KERNEL DUMP)",
-				       cmd);
-	if (err) {
-		if (s)
-			mmc_snapshot_destroy(s);
-		return fail(err);
-	}
-	if (!strcmp(cmd, "ranges")) {
-		mmc_report_ranges(stdout, s, o->format);
-	} else if (!strcmp(cmd, "show")) {
-		if (o->range >= (long)mmc_snapshot_nranges(s)) {
-			mmc_snapshot_destroy(s);
-			return usage_error("range %s does not exist", "N");
-		}
-		mmc_report_show(stdout, s, o->range, o->format);
-	} else {
-		err = mmc_lint(s, &lo, &lr);
-		if (err) {
-			mmc_snapshot_destroy(s);
-			return fail(err);
-		}
-		mmc_report_lint(stdout, s, lr, o->format);
-		if (o->report) {
-			FILE *f = fopen(o->report, "w");
-
-			if (!f) {
-				rc = fail(mmc_error_os(errno, o->report, "open"));
-			} else {
-				mmc_report_lint(f, s, lr, o->report_format);
-				fclose(f);
-			}
-		}
-		if (!rc)
-			rc = lint_exit(lr);
-		mmc_lint_result_destroy(lr);
-	}
-	mmc_snapshot_destroy(s);
-	return rc;
-}
-
-static int cmd_layout(const struct opts *o, int argc, char **argv)
-{
-	struct mmc_layout *dwarf = NULL, *saved = NULL;
-	struct mmc_error *err;
-
-	if (argc != 1)
-		return usage_error("%s", "layout takes one VMLINUX");
-	if (!o->output && !o->check)
-		return usage_error("%s", "layout needs -o FILE or --check FILE");
-	err = mmc_layout_from_dwarf(argv[0], &dwarf);
-	if (!err && o->output)
-		err = mmc_layout_save(dwarf, o->output);
-	if (!err && o->check) {
-		err = mmc_layout_load(o->check, &saved);
-		if (!err)
-			err = mmc_layout_compare(dwarf, saved, true);
-	}
-	if (!err && !o->quiet)
-		printf("%s: release %s, build-id %s, fingerprint %016llx%s%s\n",
-		       argv[0], dwarf->release, dwarf->build_id,
-		       (unsigned long long)mmc_layout_fingerprint(dwarf),
-		       o->check ? ", equals " : "", o->check ? o->check : "");
-	if (dwarf)
-		mmc_layout_destroy(dwarf);
-	if (saved)
-		mmc_layout_destroy(saved);
-	return err ? fail(err) : 0;
-}
-
-int main(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "report", required_argument, NULL, 'R' },
-		{ "report-format", required_argument, NULL, 'F' },
-		{ "save-base", required_argument, NULL, 'B' },
-		{ "save-new", required_argument, NULL, 'N' },
-		{ "check", required_argument, NULL, 'C' },
-		{ "range", required_argument, NULL, 'r' },
-		{ "max-pages", required_argument, NULL, 'n' },
-		{ "live", no_argument, NULL, 'L' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "progress", no_argument, NULL, 'P' },
-		{ "no-progress", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ 0 }
-	};
 	struct opts o = {
 		.format = MMC_FMT_TEXT, .report_format = MMC_FMT_KTAP,
 		.range = -1, .max_pages = 20, .progress = -1,
 	};
-	const char *cmd;
-	char *end;
-	int c;
+	const struct command *c;
+	bool help = false;
+	int rc;
 
-	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs(usage_text, stdout);
+	if (argc < 2) {
+		print_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		print_usage(stdout);
 		return 0;
 	}
-	if (argc >= 2 && (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))) {
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
 		puts("memmapcheck " MMC_VERSION);
 		return 0;
 	}
-	if (argc < 2) {
-		fputs(usage_text, stderr);
-		return EXIT_USAGE;
-	}
-	cmd = argv[1];
-	optind = 2;
-	opterr = 0;	/* our own message, without argv[0]'s path */
-	while ((c = getopt_long(argc, argv, "f:o:r:n:qhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!parse_format(optarg, &o.format))
-				return usage_error("unknown format '%s'", optarg);
-			break;
-		case 'J':
-			o.format = MMC_FMT_JSON;
-			break;
-		case 'o':
-			o.output = optarg;
-			break;
-		case 'R':
-			o.report = optarg;
-			break;
-		case 'F':
-			if (!parse_format(optarg, &o.report_format))
-				return usage_error("unknown format '%s'", optarg);
-			break;
-		case 'B':
-			o.save_base = optarg;
-			break;
-		case 'N':
-			o.save_new = optarg;
-			break;
-		case 'C':
-			o.check = optarg;
-			break;
-		case 'r':
-			errno = 0;
-			o.range = strtol(optarg, &end, 0);
-			if (errno || *end || o.range < 0)
-				return usage_error("bad range '%s'", optarg);
-			break;
-		case 'n':
-			errno = 0;
-			o.max_pages = strtoul(optarg, &end, 0);
-			if (errno || *end)
-				return usage_error("bad number '%s'", optarg);
-			break;
-		case 'L':
-			o.live = true;
-			break;
-		case 'q':
-			o.quiet = true;
-			break;
-		case 'P':
-			o.progress = 1;
-			break;
-		case 'p':
-			o.progress = 0;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
+	if (!strcmp(argv[1], "help")) {
+		if (argc == 2) {
+			print_usage(stdout);
 			return 0;
-		case 'V':
-			puts("memmapcheck " MMC_VERSION);
-			return 0;
-		default:
-			return usage_error("unknown option or missing argument: %s",
-					   argv[optind - 1]);
 		}
+		c = find_command(argv[2]);
+		if (!c)
+			return cli_usage_error(NULL, "help: no command '%s'", argv[2]);
+		if (argc > 3)
+			return cli_usage_error(NULL, "help takes one COMMAND");
+		print_command_usage(stdout, c);
+		return 0;
 	}
-	argc -= optind;
-	argv += optind;
-	if (!strcmp(cmd, "diff"))
-		return cmd_diff(&o, argc, argv);
-	if (!strcmp(cmd, "compare"))
-		return cmd_compare(&o, argc, argv);
-	if (!strcmp(cmd, "snapshot"))
-		return cmd_snapshot(&o, argc, argv);
-	if (!strcmp(cmd, "ranges") || !strcmp(cmd, "show") || !strcmp(cmd, "lint"))
-		return cmd_one_image(&o, argc, argv, cmd);
-	if (!strcmp(cmd, "layout"))
-		return cmd_layout(&o, argc, argv);
-	return usage_error("unknown command '%s'", cmd);
+	c = find_command(argv[1]);
+	if (!c)
+		return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
+	o.cmd = c->name;
+	rc = parse_options(c, argc, argv, &o, &help);
+	if (rc)
+		return rc;
+	if (help) {
+		print_command_usage(stdout, c);
+		return 0;
+	}
+	return c->run(&o, argc - optind, argv + optind);
+}
+
+int main(int argc, char **argv)
+{
+	hold_standard_fds();
+	return finish(run(argc, argv));
 }

@@ -14,30 +14,39 @@
  *
  * The commands mirror the batch CLI (cli/memmapcheck.c) with "the running
  * image" (the dump crash has open) in place of KERNEL DUMP, and print the
- * same reports.
+ * same reports.  Each subcommand takes only its own options.
  *
  * Hidden subcommands for debugging the layout: `memmapcheck layout [-o FILE]`
  * (the whole layout, saved for `memmapcheck layout --check FILE VMLINUX`)
  * and `memmapcheck member STRUCT PATH` (one member path).
  *
- * Session state: crash has one dump open for the whole session, so the
- * kernel (layout, memory source, geometry) and the snapshot of the running
- * image are built on first use and kept in one static pointer, `session`,
- * the only mutable global of memmapcheck (the engine has none).  On a live
- * system nothing is kept: memory changes under us.  `extend -u` frees it.
+ * State.  crash has one dump open for the whole session, so the kernel
+ * (layout, memory source, geometry) and the snapshot of the running image
+ * are built on first use and kept in `session`; on a live system nothing is
+ * kept.  `extend -u` frees it.  The objects of the command that runs
+ * (loaded snapshots, a diff or lint result) are in `running`.
  *
- * Never a longjmp through engine state: crash's cmd_usage() (which returns
- * to crash's command loop) is called only while parsing arguments, before
- * anything is allocated; every engine call returns an error object, turned
- * into error(INFO, ...) after cleaning up.  Only ^C can still unwind a
- * command from inside the engine (crash's SIGINT handler longjmps): see
- * `busy`.
+ * ^C.  crash's SIGINT handler longjmps to its prompt from wherever the
+ * command is, after calling pc->cmd_cleanup (restore_sanity()).  So:
+ *  - engine calls run with SIGINT blocked: nothing is ever left half-built
+ *    in the engine, the session or the heap.  The walk asks between windows
+ *    whether a SIGINT is pending (mmc_walk_opts.cancel), stops, frees what
+ *    it made and says so; unblocking then delivers the SIGINT to crash;
+ *  - printing a report (which can be long, and can be cut by a pipe's
+ *    SIGPIPE too) runs with SIGINT open, the command's objects registered
+ *    with pc->cmd_cleanup: crash calls it from its signal handler, where
+ *    freeing is not safe, so it only marks them, and crash calls it again
+ *    from restore_sanity() before the next command, which frees them.
+ * The session is only ever replaced by complete objects: a walk cut short
+ * leaves the previous state (or none), and the next command walks again
+ * and gives the same answer.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,6 +61,7 @@
 #include "kernel.h"
 #include "layout.h"
 #include "lint.h"
+#include "outfile.h"
 #include "report.h"
 #include "snapshot.h"
 #include "walk.h"
@@ -71,15 +81,16 @@ struct session {
 	double walk_secs;
 };
 
-/* The one piece of state that lives across commands (see above). */
+/* What lives across commands (see above). */
 static struct session *session;
-/*
- * Set while a command runs.  Still set when the next command starts means
- * crash longjmp'd out of the last one (^C: crash's SIGINT handler returns to
- * its prompt from wherever the engine was), so the session may be half
- * updated: it is abandoned, not reused and not freed.
- */
-static bool busy;
+
+/* The objects of the running command (see above). */
+struct running {
+	struct mmc_snapshot *snap[2];
+	struct mmc_diff_result *diff;
+	struct mmc_lint_result *lint;
+};
+static struct running running;
 
 struct opts {
 	enum mmc_format format;
@@ -97,6 +108,77 @@ static double now(void)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
+
+/* ---- ^C ---- */
+
+static void sigint_block(sigset_t *old)
+{
+	sigset_t s;
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGINT);
+	sigprocmask(SIG_BLOCK, &s, old);
+}
+
+static void sigint_unblock(void)
+{
+	sigset_t s;
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGINT);
+	sigprocmask(SIG_UNBLOCK, &s, NULL);
+}
+
+static bool sigint_pending(void *arg)
+{
+	sigset_t p;
+
+	(void)arg;
+	return sigpending(&p) == 0 && sigismember(&p, SIGINT);
+}
+
+static void running_free(void)
+{
+	mmc_snapshot_destroy(running.snap[0]);
+	mmc_snapshot_destroy(running.snap[1]);
+	mmc_diff_result_destroy(running.diff);
+	mmc_lint_result_destroy(running.lint);
+	memset(&running, 0, sizeof(running));
+}
+
+/*
+ * pc->cmd_cleanup.  From crash's signal handler (SIGINT: _SIGINT_ set;
+ * SIGPIPE: IN_RESTART set) it leaves everything for the next call, from
+ * restore_sanity() before the next command, outside any handler.
+ */
+static void running_cleanup(void *arg)
+{
+	(void)arg;
+	if (pc->flags & (_SIGINT_ | IN_RESTART))
+		return;
+	running_free();
+	if (pc->cmd_cleanup == running_cleanup) {
+		pc->cmd_cleanup = NULL;
+		pc->cmd_cleanup_arg = NULL;
+	}
+}
+
+/* Printing: SIGINT open, the command's objects in crash's hands. */
+static void printing_begin(void)
+{
+	pc->cmd_cleanup = running_cleanup;
+	pc->cmd_cleanup_arg = NULL;
+	sigint_unblock();
+}
+
+static void printing_end(void)
+{
+	sigset_t old;
+
+	sigint_block(&old);
+}
+
+/* ---- session ---- */
 
 /* Report an engine error the crash way and free it.  Returns false. */
 static bool fail(struct mmc_error *err)
@@ -149,6 +231,7 @@ static struct mmc_error *open_kernel(struct mmc_kernel **out)
 
 static struct mmc_error *session_kernel(struct mmc_kernel **out)
 {
+	struct mmc_kernel *k = NULL;
 	struct mmc_error *err;
 
 	if (ACTIVE()) {
@@ -158,29 +241,38 @@ static struct mmc_error *session_kernel(struct mmc_kernel **out)
 		*out = session->kernel;
 		return NULL;
 	}
+	err = open_kernel(&k);
+	if (err)
+		return err;
 	if (!session) {
 		session = calloc(1, sizeof(*session));
-		if (!session)
+		if (!session) {
+			mmc_kernel_destroy(k);
 			return mmc_error_nomem();
+		}
 	}
-	err = open_kernel(&session->kernel);
-	if (err) {
-		session_destroy();
-		return err;
-	}
-	*out = session->kernel;
+	session->kernel = k;
+	*out = k;
 	return NULL;
 }
 
 static void print_walk_stats(const struct mmc_snapshot *snap,
 			     const struct mmc_walk_stats *st, double secs)
 {
+	const char *problem = mmc_snapshot_discovery_problem(snap);
+	size_t i;
+
 	fprintf(fp,
 		"memmapcheck: %s: %llu struct pages in %zu ranges, %llu unreadable, %llu unmapped, %llu never initialised; %.2f s (%.1f M pages/s)\n",
 		mmc_snapshot_info(snap)->dump, (unsigned long long)st->pages,
 		mmc_snapshot_nranges(snap), (unsigned long long)st->unreadable,
 		(unsigned long long)st->unmapped, (unsigned long long)st->not_init,
 		secs, secs > 0 ? st->pages / secs / 1e6 : 0.0);
+	for (i = 0; i < mmc_snapshot_nnotes(snap); i++)
+		fprintf(fp, "memmapcheck: warning: %s\n", mmc_snapshot_note(snap, i));
+	if (problem)
+		fprintf(fp, "memmapcheck: discovery incomplete: %s; the image holds only the %zu ranges found before it\n",
+			problem, mmc_snapshot_nranges(snap));
 }
 
 /*
@@ -191,7 +283,7 @@ static struct mmc_error *walk_image(struct mmc_kernel *k, long range,
 				    struct mmc_snapshot **out,
 				    struct mmc_walk_stats *st, double *secs)
 {
-	struct mmc_walk_opts wo = { .created_by = CREATED_BY };
+	struct mmc_walk_opts wo = { .created_by = CREATED_BY, .cancel = sigint_pending };
 	struct mmc_discovery *d = NULL;
 	struct mmc_error *err;
 	double t0 = now();
@@ -201,9 +293,13 @@ static struct mmc_error *walk_image(struct mmc_kernel *k, long range,
 		return err;
 	if (range >= 0) {
 		if ((size_t)range >= d->nranges) {
-			err = mmc_error_create(MMC_ERR_USAGE, NULL,
-					       "range %ld does not exist (%zu ranges)",
-					       range, d->nranges);
+			err = d->nranges ?
+				mmc_error_create(MMC_ERR_USAGE, NULL,
+						 "range %ld does not exist: this image has ranges 0-%zu",
+						 range, d->nranges - 1) :
+				mmc_error_create(MMC_ERR_USAGE, NULL,
+						 "range %ld does not exist: this image has no ranges",
+						 range);
 			goto out;
 		}
 		d->ranges[0] = d->ranges[range];
@@ -217,18 +313,18 @@ out:
 }
 
 /*
- * The snapshot of the running image, cached for the session.  The pointer
- * stays owned by the session (or, live, is handed to the caller: *owned).
+ * The snapshot of the running image, cached for the session (returned
+ * borrowed), or, live, a new one in running.snap[slot].
  */
-static struct mmc_error *image_snapshot(const struct opts *o,
-					struct mmc_snapshot **snap, bool *owned)
+static struct mmc_error *image_snapshot(const struct opts *o, int slot,
+					struct mmc_snapshot **snap)
 {
+	struct mmc_snapshot *s = NULL;
 	struct mmc_kernel *k;
 	struct mmc_error *err;
 	struct mmc_walk_stats st;
 	double secs = 0;
 
-	*owned = false;
 	if (o->fresh)
 		session_drop_snapshot();
 	if (session && session->snap && !ACTIVE()) {
@@ -238,20 +334,20 @@ static struct mmc_error *image_snapshot(const struct opts *o,
 		return NULL;
 	}
 	err = session_kernel(&k);
-	if (err)
-		return err;
-	err = walk_image(k, -1, snap, &st, &secs);
+	if (!err)
+		err = walk_image(k, -1, &s, &st, &secs);
 	if (err)
 		return err;
 	if (o->verbose)
-		print_walk_stats(*snap, &st, secs);
+		print_walk_stats(s, &st, secs);
 	if (ACTIVE()) {
-		*owned = true;
-		return NULL;
+		running.snap[slot] = s;
+	} else {
+		session->snap = s;
+		session->stats = st;
+		session->walk_secs = secs;
 	}
-	session->snap = *snap;
-	session->stats = st;
-	session->walk_secs = secs;
+	*snap = s;
 	return NULL;
 }
 
@@ -269,127 +365,133 @@ static bool is_snapshot_file(const char *path)
 	return yes;
 }
 
-static struct mmc_error *load_file(const char *path, struct mmc_snapshot **snap)
+static struct mmc_error *load_file(const char *path, int slot,
+				   struct mmc_snapshot **snap)
 {
+	struct mmc_error *err;
+
 	if (access(path, R_OK) != 0)
-		return mmc_error_os(errno, path, "open");
+		return errno == ENOENT ?
+			mmc_error_create(MMC_ERR_USAGE, path, "no such file") :
+			mmc_error_os(errno, path, "open");
 	if (!is_snapshot_file(path))
 		return mmc_error_create(MMC_ERR_USAGE, path,
 					"not a memmapcheck snapshot file (make one with: memmapcheck snapshot -o FILE)");
-	return mmc_snapshot_load(path, snap);
+	err = mmc_snapshot_load(path, &running.snap[slot]);
+	*snap = running.snap[slot];
+	return err;
 }
 
 /* IMAGE: FILE if given, else the running image. */
-static struct mmc_error *get_image(const struct opts *o, const char *file,
-				   struct mmc_snapshot **snap, bool *owned)
+static struct mmc_error *get_image(const struct opts *o, const char *file, int slot,
+				   struct mmc_snapshot **snap)
 {
-	if (file) {
-		*owned = true;
-		return load_file(file, snap);
-	}
-	return image_snapshot(o, snap, owned);
+	return file ? load_file(file, slot, snap) : image_snapshot(o, slot, snap);
 }
 
-static void put_image(struct mmc_snapshot *snap, bool owned)
-{
-	if (snap && owned)
-		mmc_snapshot_destroy(snap);
-}
+/* ---- commands (run with SIGINT blocked, see above) ---- */
 
 static void cmd_ranges_show(const struct opts *o, const char *sub, char **argv,
 			    int argc)
 {
 	struct mmc_snapshot *s = NULL;
 	struct mmc_error *err;
-	bool owned = false;
+	size_t n;
 
-	err = get_image(o, argc ? argv[0] : NULL, &s, &owned);
+	err = get_image(o, argc ? argv[0] : NULL, 0, &s);
 	if (err) {
 		fail(err);
 		return;
 	}
-	if (!strcmp(sub, "ranges")) {
-		mmc_report_ranges(fp, s, o->format);
-	} else if (o->range >= (long)mmc_snapshot_nranges(s)) {
-		error(INFO, "range %ld does not exist (%zu ranges)\n", o->range,
-		      mmc_snapshot_nranges(s));
-	} else {
-		mmc_report_show(fp, s, o->range, o->format);
+	n = mmc_snapshot_nranges(s);
+	if (!strcmp(sub, "show") && o->range >= 0 && (size_t)o->range >= n) {
+		if (n)
+			error(INFO, "range %ld does not exist: this image has ranges 0-%zu\n",
+			      o->range, n - 1);
+		else
+			error(INFO, "range %ld does not exist: this image has no ranges\n",
+			      o->range);
+		return;
 	}
-	put_image(s, owned);
+	printing_begin();
+	if (!strcmp(sub, "ranges"))
+		mmc_report_ranges(fp, s, o->format);
+	else
+		mmc_report_show(fp, s, o->range, o->format);
+	printing_end();
 }
 
 static void cmd_lint(const struct opts *o, char **argv, int argc)
 {
 	struct mmc_lint_opts lo = { .max_groups = 200 };
-	struct mmc_lint_result *lr = NULL;
 	struct mmc_snapshot *s = NULL;
 	struct mmc_error *err;
-	bool owned = false;
 
-	err = get_image(o, argc ? argv[0] : NULL, &s, &owned);
+	err = get_image(o, argc ? argv[0] : NULL, 0, &s);
 	if (!err)
-		err = mmc_lint(s, &lo, &lr);
-	if (err)
+		err = mmc_lint(s, &lo, &running.lint);
+	if (err) {
 		fail(err);
-	else
-		mmc_report_lint(fp, s, lr, o->format);
-	mmc_lint_result_destroy(lr);
-	put_image(s, owned);
+		return;
+	}
+	printing_begin();
+	mmc_report_lint(fp, s, running.lint, o->format);
+	printing_end();
 }
 
 static void cmd_diff(const struct opts *o, char **argv, int argc)
 {
-	struct mmc_diff_opts dopts = { .max_pages = o->max_pages, .max_groups = 200 };
-	struct mmc_diff_result *res = NULL;
+	struct mmc_diff_opts dopts = { .max_pages = o->max_pages ? o->max_pages : 1,
+				       .max_groups = 200 };
 	struct mmc_snapshot *a = NULL, *b = NULL;
 	struct mmc_error *err;
-	bool b_owned = false;
 
 	/* diff BASE: BASE vs the running image; diff BASE NEW: two files. */
-	err = load_file(argv[0], &a);
+	err = load_file(argv[0], 0, &a);
 	if (!err)
-		err = get_image(o, argc > 1 ? argv[1] : NULL, &b, &b_owned);
+		err = get_image(o, argc > 1 ? argv[1] : NULL, 1, &b);
 	if (!err)
-		err = mmc_diff(a, b, &dopts, &res);
-	if (err)
+		err = mmc_diff(a, b, &dopts, &running.diff);
+	if (err) {
 		fail(err);
-	else
-		mmc_report_diff(fp, a, b, res, o->format);
-	if (res)
-		mmc_diff_result_destroy(res);
-	put_image(a, true);
-	put_image(b, b_owned);
+		return;
+	}
+	if (!o->max_pages)
+		running.diff->npages = 0;
+	printing_begin();
+	mmc_report_diff(fp, a, b, running.diff, o->format);
+	printing_end();
 }
 
 static void cmd_snapshot(const struct opts *o)
 {
+	const char *inputs[] = { pc->dumpfile, pc->namelist };
 	struct mmc_snapshot *s = NULL;
 	struct mmc_walk_stats st;
 	struct mmc_kernel *k;
 	struct mmc_error *err;
-	bool owned = false;
 	double secs = 0;
 	uint64_t bad;
 
-	if (o->range >= 0) {
+	err = mmc_outfile_check(o->output, inputs, 2);
+	if (!err && o->range >= 0) {
 		/* One range only (benchmarks): never cached. */
 		err = session_kernel(&k);
 		if (!err)
-			err = walk_image(k, o->range, &s, &st, &secs);
-		owned = true;
-		if (!err)
+			err = walk_image(k, o->range, &running.snap[0], &st, &secs);
+		if (!err) {
+			s = running.snap[0];
 			print_walk_stats(s, &st, secs);
-	} else {
+		}
+	} else if (!err) {
 		struct opts v = *o;
 
 		v.verbose = true;
-		err = image_snapshot(&v, &s, &owned);
+		err = image_snapshot(&v, 0, &s);
 	}
 	if (!err)
-		err = mmc_snapshot_save(s, o->output);
+		err = mmc_snapshot_save_checked(s, o->output, inputs, 2);
 	if (err) {
-		put_image(s, owned);
 		fail(err);
 		return;
 	}
@@ -398,21 +500,33 @@ static void cmd_snapshot(const struct opts *o)
 	fprintf(fp, "memmapcheck: wrote %s: %llu pages in %zu ranges, %llu runs%s\n",
 		o->output, (unsigned long long)mmc_snapshot_npages(s),
 		mmc_snapshot_nranges(s), (unsigned long long)mmc_snapshot_nruns(s),
+		!mmc_snapshot_discovery_complete(s) ?
+			" (discovery incomplete: a diff against it can only be incomplete)" :
 		bad ? " (some pages unreadable: a diff against it can only be incomplete)" : "");
-	put_image(s, owned);
 }
 
 /* Hidden (debug): the layout crash gives, saved or summarised. */
 static void cmd_layout(const struct opts *o)
 {
+	const char *inputs[] = { pc->dumpfile, pc->namelist };
 	struct mmc_kernel_hints hints = { 0 };
 	struct mmc_layout *l = NULL;
+	struct mmc_outfile *of = NULL;
 	struct mmc_error *err;
 
 	err = mmc_crash_layout(&l, &hints);
-	if (!err && o->output)
-		err = mmc_layout_save(l, o->output);
+	if (!err && o->output) {
+		err = mmc_outfile_open(o->output, inputs, 2, &of);
+		if (!err)
+			err = mmc_layout_write_text(mmc_outfile_stream(of), l);
+		if (!err) {
+			err = mmc_outfile_commit(of);
+			of = NULL;
+		}
+		mmc_outfile_abort(of);
+	}
 	if (err) {
+		mmc_layout_destroy(l);
 		fail(err);
 		return;
 	}
@@ -439,19 +553,38 @@ static void cmd_member(const char *type, const char *path)
 		m.name, m.offset, m.size, m.count);
 }
 
-static bool parse_ulong(const char *s, long *v)
+static bool parse_count(const char *s, long *v)
 {
 	char *end;
 
+	if (*s == '-' || *s == '+')
+		return false;
 	errno = 0;
 	*v = strtol(s, &end, 0);
 	return !errno && end != s && !*end && *v >= 0;
 }
 
+/* The options each subcommand takes. */
+static const char *options_of(const char *sub)
+{
+	static const struct { const char *sub, *opts; } table[] = {
+		{ "ranges", "jfv" }, { "show", "jrfv" }, { "lint", "jfv" },
+		{ "diff", "jnfv" }, { "snapshot", "orf" }, { "layout", "o" },
+		{ "member", "" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (!strcmp(table[i].sub, sub))
+			return table[i].opts;
+	return NULL;
+}
+
 static void cmd_memmapcheck(void)
 {
 	struct opts o = { .format = MMC_FMT_TEXT, .range = -1, .max_pages = 20 };
-	const char *sub;
+	const char *sub, *allowed;
+	sigset_t old;
 	char **argv;
 	long v;
 	int c, argc, saved_opterr;
@@ -459,6 +592,11 @@ static void cmd_memmapcheck(void)
 	if (argcnt < 2)
 		cmd_usage(pc->curcmd, SYNOPSIS);
 	sub = args[1];
+	allowed = options_of(sub);
+	if (!allowed) {
+		error(INFO, "unknown subcommand: %s\n", sub);
+		cmd_usage(pc->curcmd, SYNOPSIS);
+	}
 	/* getopt over "SUB [options] args": crash resets optind per command,
 	 * but a subcommand parses a shifted vector, so reset it here too. */
 	argc = argcnt - 1;
@@ -467,6 +605,11 @@ static void cmd_memmapcheck(void)
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt(argc, argv, "jo:r:n:fv")) != EOF) {
+		if (c != '?' && !strchr(allowed, c)) {
+			error(INFO, "%s does not take -%c\n", sub, c);
+			argerrs++;
+			continue;
+		}
 		switch (c) {
 		case 'j':
 			o.format = MMC_FMT_JSON;
@@ -475,14 +618,14 @@ static void cmd_memmapcheck(void)
 			o.output = optarg;
 			break;
 		case 'r':
-			if (!parse_ulong(optarg, &o.range)) {
-				error(INFO, "bad range: %s\n", optarg);
+			if (!parse_count(optarg, &o.range)) {
+				error(INFO, "-r takes a range number >= 0, not '%s'\n", optarg);
 				argerrs++;
 			}
 			break;
 		case 'n':
-			if (!parse_ulong(optarg, &v)) {
-				error(INFO, "bad number: %s\n", optarg);
+			if (!parse_count(optarg, &v)) {
+				error(INFO, "-n takes a number of pages >= 0, not '%s'\n", optarg);
 				argerrs++;
 			} else {
 				o.max_pages = (size_t)v;
@@ -528,24 +671,16 @@ static void cmd_memmapcheck(void)
 				error(INFO, "member takes STRUCT PATH\n");
 				argerrs++;
 			}
-		} else if (!strcmp(sub, "layout")) {
-			if (argc) {
-				error(INFO, "layout takes no arguments besides -o FILE\n");
-				argerrs++;
-			}
-		} else {
-			error(INFO, "unknown subcommand: %s\n", sub);
+		} else if (argc) {
+			error(INFO, "layout takes no arguments besides -o FILE\n");
 			argerrs++;
 		}
 	}
 	if (argerrs)
 		cmd_usage(pc->curcmd, SYNOPSIS);	/* returns to crash's prompt */
 
-	if (busy) {
-		error(INFO, "the previous memmapcheck command was interrupted: starting a new session\n");
-		session = NULL;
-	}
-	busy = true;
+	sigint_block(&old);
+	running_free();		/* a cleanup crash did not get to call */
 	if (!strcmp(sub, "ranges") || !strcmp(sub, "show"))
 		cmd_ranges_show(&o, sub, argv, argc);
 	else if (!strcmp(sub, "lint"))
@@ -558,7 +693,14 @@ static void cmd_memmapcheck(void)
 		cmd_member(argv[0], argv[1]);
 	else
 		cmd_layout(&o);
-	busy = false;
+	running_free();
+	if (pc->cmd_cleanup == running_cleanup) {
+		pc->cmd_cleanup = NULL;
+		pc->cmd_cleanup_arg = NULL;
+	}
+	if (sigint_pending(NULL))
+		fprintf(fp, "memmapcheck: interrupted\n");
+	sigprocmask(SIG_SETMASK, &old, NULL);	/* a pending ^C is crash's now */
 }
 
 static char *help_memmapcheck[] = {
@@ -606,7 +748,13 @@ static char *help_memmapcheck[] = {
 "",
 "  FILE, BASE and NEW are snapshot files written by this command or by",
 "  \"memmapcheck snapshot -o FILE VMLINUX DUMP\".  Errors name the file and",
-"  the address involved; the session continues after any of them.",
+"  the address involved; the session continues after any of them.  Each",
+"  subcommand takes only the options shown for it.  -o never replaces a",
+"  device, FIFO, directory, symbolic link, the dump or the vmlinux.",
+"",
+"  ^C stops a walk between windows of a few thousand pages and drops what",
+"  it had read; the next command walks the dump again and gives the same",
+"  answer.  Output cut by ^C or a closed pipe leaves nothing behind.",
 "\nEXAMPLE",
 "  Take a snapshot of the dump crash has open (a Debian 6.1 kernel, second",
 "  boot); the walk happens once per session, later commands reuse it:\n",

@@ -1,0 +1,833 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The commands of the memmapcheck CLI.  Each loads or walks its images,
+ * renders to standard output and the files asked for, and returns the exit
+ * code of cli.h.  Output files go through outfile.h: never over a device,
+ * FIFO, directory, symbolic link or an input of the same command.  Targets
+ * are checked before a dump is walked, so a bad -o costs nothing.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "diff.h"
+#include "kernel.h"
+#include "layout.h"
+#include "lint.h"
+#include "outfile.h"
+#include "report.h"
+#include "report_svg.h"
+#include "snapshot.h"
+#include "walk.h"
+
+struct progress {
+	bool enabled;
+	struct timespec start;
+	bool shown;
+	const char *what;
+};
+
+static double elapsed(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void show_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct progress *p = arg;
+
+	if (!p->enabled || elapsed(&p->start) < 1.0)
+		return;
+	fprintf(stderr, "\r%s: %llu of %llu struct pages (%llu%%)", p->what,
+		(unsigned long long)done, (unsigned long long)total,
+		total ? (unsigned long long)(done * 100 / total) : 100ULL);
+	p->shown = true;
+}
+
+static void end_progress(struct progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = false;
+}
+
+/* A write to an output failed: 2 if it was refused (usage), else 3. */
+static int output_fail(struct mmc_error *err)
+{
+	bool refused = err->code == MMC_ERR_USAGE;
+	int rc = refused ? EXIT_USAGE : EXIT_INTERNAL;
+
+	fputs("memmapcheck: ", stderr);
+	mmc_error_fprint(stderr, err);
+	fputc('\n', stderr);
+	mmc_error_destroy(err);
+	return rc;
+}
+
+static uint64_t pages_unread(const struct mmc_snapshot *s)
+{
+	return mmc_snapshot_count_state(s, MMC_PS_UNREADABLE) +
+	       mmc_snapshot_count_state(s, MMC_PS_UNMAPPED);
+}
+
+/* Every range found and every struct page read. */
+static bool image_complete(const struct mmc_snapshot *s)
+{
+	return mmc_snapshot_discovery_complete(s) && pages_unread(s) == 0;
+}
+
+/*
+ * What a damaged or partly unreadable dump gives, said even with -q: a
+ * verdict on such an image is at best incomplete, and this is why.
+ */
+static void warn_image(const char *dump, const struct mmc_snapshot *s)
+{
+	const char *problem = mmc_snapshot_discovery_problem(s);
+	size_t i, n = mmc_snapshot_nnotes(s);
+	uint64_t addr;
+
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "memmapcheck: warning: %s\n", mmc_snapshot_note(s, i));
+	if (problem) {
+		fprintf(stderr, "memmapcheck: %s: ", dump);
+		if (mmc_snapshot_discovery_address(s, &addr))
+			fprintf(stderr, "0x%llx: ", (unsigned long long)addr);
+		fprintf(stderr, "discovery incomplete: %s; the image holds only the %zu ranges found before it\n",
+			problem, mmc_snapshot_nranges(s));
+	}
+}
+
+/* What a walk gives on stderr: the summary (unless -q) and warn_image(). */
+static void walk_summary(const struct opts *o, const char *dump,
+			 const struct mmc_snapshot *snap,
+			 const struct mmc_walk_stats *st, double secs)
+{
+	if (!o->quiet)
+		fprintf(stderr,
+			"memmapcheck: %s: %llu struct pages in %zu ranges, %llu unreadable, %llu unmapped, %llu never initialised; %.2f s (%.1f M pages/s)\n",
+			dump, (unsigned long long)st->pages,
+			mmc_snapshot_nranges(snap),
+			(unsigned long long)st->unreadable,
+			(unsigned long long)st->unmapped,
+			(unsigned long long)st->not_init, secs,
+			secs > 0 ? st->pages / secs / 1e6 : 0.0);
+	warn_image(dump, snap);
+}
+
+static void walk_opts_init(const struct opts *o, struct progress *prog,
+			   const char *dump, struct mmc_walk_opts *wo)
+{
+	*prog = (struct progress){ .what = dump };
+	prog->enabled = o->progress < 0 ? isatty(2) : o->progress;
+	clock_gettime(CLOCK_MONOTONIC, &prog->start);
+	*wo = (struct mmc_walk_opts){
+		.created_by = "memmapcheck " MMC_VERSION " cli",
+		.progress = show_progress,
+		.progress_arg = prog,
+		.threads = o->threads,
+	};
+}
+
+/*
+ * Walk one kernel+dump into a snapshot.  hooks, if not NULL, gives the
+ * walk's created and cancel callbacks (walk.h).
+ */
+static struct mmc_error *walk_image(const struct opts *o, const char *kernel,
+				    const char *dump, const struct mmc_walk_opts *hooks,
+				    struct mmc_snapshot **snap)
+{
+	struct progress prog;
+	struct mmc_walk_opts wo;
+	struct mmc_walk_stats st;
+	struct mmc_kernel *k = NULL;
+	struct mmc_error *err;
+
+	walk_opts_init(o, &prog, dump, &wo);
+	if (hooks) {
+		wo.created = hooks->created;
+		wo.created_arg = hooks->created_arg;
+		wo.cancel = hooks->cancel;
+		wo.cancel_arg = hooks->cancel_arg;
+	}
+	err = mmc_kernel_open(kernel, dump, o->live, &k);
+	if (err)
+		return err;
+	err = mmc_walk(k, NULL, &wo, snap, &st);
+	end_progress(&prog);
+	if (!err)
+		walk_summary(o, dump, *snap, &st, elapsed(&prog.start));
+	mmc_kernel_destroy(k);
+	return err;
+}
+
+static struct mmc_error *take_snapshot(const struct opts *o, const char *kernel,
+				       const char *dump, struct mmc_snapshot **snap)
+{
+	return walk_image(o, kernel, dump, NULL, snap);
+}
+
+/*
+ * compare's two images, argv[0..3] = BASE_KERNEL BASE_DUMP NEW_KERNEL
+ * NEW_DUMP, walked at once (mmc_walk_pair()).  The summaries are printed
+ * base first, as two take_snapshot() calls would; on failure the base's
+ * error is returned first and nothing is kept.
+ */
+static struct mmc_error *take_snapshot_pair(const struct opts *o, char **argv,
+					    struct mmc_snapshot **a,
+					    struct mmc_snapshot **b)
+{
+	struct mmc_walk_job job[2];
+	struct progress prog[2];
+	struct mmc_error *err;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		job[i] = (struct mmc_walk_job){
+			.kernel = argv[2 * i], .dump = argv[2 * i + 1], .live = o->live,
+		};
+		walk_opts_init(o, &prog[i], job[i].dump, &job[i].opts);
+	}
+	mmc_walk_pair(job);
+	end_progress(&prog[0]);
+	end_progress(&prog[1]);
+	for (i = 0; i < 2; i++)
+		if (!job[0].err && !job[i].err)
+			walk_summary(o, job[i].dump, job[i].snap, &job[i].stats,
+				     job[i].seconds);
+	err = job[0].err ? job[0].err : job[1].err;
+	if (err) {
+		if (job[0].err)
+			mmc_error_destroy(job[1].err);
+		mmc_snapshot_destroy(job[0].snap);
+		mmc_snapshot_destroy(job[1].snap);
+		return err;
+	}
+	*a = job[0].snap;
+	*b = job[1].snap;
+	return NULL;
+}
+
+static bool is_snapshot_file(const char *path)
+{
+	char magic[8] = { 0 };
+	FILE *f = fopen(path, "rb");
+	bool yes = false;
+
+	if (!f)
+		return false;
+	if (fread(magic, 1, 7, f) == 7)
+		yes = memcmp(magic, MMC_SNAPSHOT_MAGIC, 7) == 0;
+	fclose(f);
+	return yes;
+}
+
+/* NULL if path can be read; "no such file" and the like otherwise. */
+static struct mmc_error *readable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0) {
+		if (errno == ENOENT)
+			return mmc_error_create(MMC_ERR_USAGE, path, "no such file");
+		return mmc_error_os(errno, path, "stat");
+	}
+	if (S_ISDIR(st.st_mode))
+		return mmc_error_create(MMC_ERR_USAGE, path, "is a directory");
+	if (access(path, R_OK) != 0)
+		return mmc_error_os(errno, path, "open");
+	return NULL;
+}
+
+/* IMAGE = SNAPSHOT | KERNEL DUMP; consumes 1 or 2 arguments. */
+static struct mmc_error *load_image(const struct opts *o, char **argv, int argc,
+				    int *used, struct mmc_snapshot **snap)
+{
+	struct mmc_error *err;
+
+	*used = 0;
+	if (argc < 1)
+		return mmc_error_create(MMC_ERR_USAGE, NULL,
+					"%s: an IMAGE is missing (a snapshot file, or KERNEL DUMP)",
+					o->cmd);
+	err = readable(argv[0]);
+	if (err)
+		return err;
+	if (is_snapshot_file(argv[0])) {
+		*used = 1;
+		return mmc_snapshot_load(argv[0], snap);
+	}
+	if (argc < 2) {
+		if (!o->live)
+			return mmc_error_create(MMC_ERR_USAGE, argv[0],
+						"not a snapshot file, so a KERNEL: the DUMP after it is missing");
+	} else {
+		err = readable(argv[1]);
+		if (err)
+			return err;
+	}
+	*used = argc < 2 ? 1 : 2;
+	return take_snapshot(o, argv[0], argc < 2 ? "/proc/kcore" : argv[1], snap);
+}
+
+/*
+ * The outputs of one command must be allowed (outfile.h) and distinct:
+ * checked before anything is read.
+ */
+static struct mmc_error *check_outputs(const char *const *outs, size_t nouts,
+				       char **inputs, int ninputs)
+{
+	struct mmc_error *err;
+	size_t i, j;
+
+	for (i = 0; i < nouts; i++) {
+		if (!outs[i])
+			continue;
+		err = mmc_outfile_check(outs[i], (const char *const *)inputs,
+					(size_t)ninputs);
+		if (err)
+			return err;
+		for (j = 0; j < i; j++) {
+			struct stat a, b;
+
+			if (!outs[j] || (strcmp(outs[i], outs[j]) &&
+			    (stat(outs[i], &a) || stat(outs[j], &b) ||
+			     a.st_dev != b.st_dev || a.st_ino != b.st_ino)))
+				continue;
+			if (!strcmp(outs[i], "-") && strcmp(outs[j], "-"))
+				continue;
+			return mmc_error_create(MMC_ERR_USAGE, outs[i],
+						"named twice as an output of this command");
+		}
+	}
+	return NULL;
+}
+
+/* Render into a checked output file (or standard output for "-"). */
+static int write_output(const char *path, char **inputs, int ninputs,
+			struct mmc_error *(*render)(FILE *, const void *, enum mmc_format),
+			const void *arg, enum mmc_format fmt)
+{
+	struct mmc_outfile *of;
+	struct mmc_error *err;
+
+	err = mmc_outfile_open(path, (const char *const *)inputs, (size_t)ninputs, &of);
+	if (err)
+		return output_fail(err);
+	err = render(mmc_outfile_stream(of), arg, fmt);
+	if (err) {
+		mmc_outfile_abort(of);
+		return output_fail(err);
+	}
+	err = mmc_outfile_commit(of);
+	return err ? output_fail(err) : 0;
+}
+
+static bool stdout_lost;
+
+bool cli_stdout_lost(void)
+{
+	return stdout_lost;
+}
+
+/* Standard output after the main rendering: a lost verdict is exit 3. */
+static int stdout_ok(void)
+{
+	struct mmc_error *err = mmc_stream_check(stdout, "standard output");
+
+	if (!err)
+		return 0;
+	stdout_lost = true;
+	return output_fail(err);
+}
+
+/* ---- diff, compare ---- */
+
+struct diff_args {
+	const struct mmc_snapshot *a, *b;
+	const struct mmc_diff_result *res;
+};
+
+static struct mmc_error *render_diff(FILE *f, const void *arg, enum mmc_format fmt)
+{
+	const struct diff_args *d = arg;
+
+	mmc_report_diff(f, d->a, d->b, d->res, fmt);
+	return NULL;
+}
+
+static int verdict_exit(const struct mmc_diff_result *res,
+			const struct mmc_snapshot *a, const struct mmc_snapshot *b)
+{
+	/* An image whose discovery stopped early proves nothing by itself. */
+	if (res->verdict == MMC_IDENTICAL &&
+	    (!mmc_snapshot_discovery_complete(a) || !mmc_snapshot_discovery_complete(b))) {
+		fprintf(stderr, "memmapcheck: not identical: discovery of the %s image was incomplete\n",
+			mmc_snapshot_discovery_complete(a) ? "new" : "base");
+		return EXIT_INCOMPLETE;
+	}
+	switch (res->verdict) {
+	case MMC_IDENTICAL: return 0;
+	case MMC_DIFFERENT: return EXIT_DIFFERENT;
+	case MMC_INCOMPLETE: return EXIT_INCOMPLETE;
+	}
+	return EXIT_INTERNAL;
+}
+
+/* MEMMAPCHECK_PER_PAGE=1: lint and diff go page by page (run by run)
+ * where a repeated pattern would be checked once: the same results,
+ * slower; tests/patterns.t compares the two. */
+static bool per_page(void)
+{
+	const char *e = getenv("MEMMAPCHECK_PER_PAGE");
+
+	return e && !strcmp(e, "1");
+}
+
+static int run_diff(const struct opts *o, struct mmc_snapshot *a,
+		    struct mmc_snapshot *b, char **inputs, int ninputs)
+{
+	struct mmc_diff_opts dopts = { .max_groups = 200 };
+	struct mmc_diff_result *res = NULL;
+	struct mmc_error *err;
+	struct diff_args da;
+	int rc, wrc;
+
+	/* the diff's own 0 means "its default": ask for one, show none */
+	dopts.max_pages = o->all_pages ? SIZE_MAX : o->max_pages ? o->max_pages : 1;
+	dopts.per_page = per_page();
+	err = mmc_diff(a, b, &dopts, &res);
+	if (err)
+		return cli_fail(err);
+	if (!o->all_pages && o->max_pages == 0)
+		res->npages = 0;
+	mmc_report_diff(stdout, a, b, res, o->format);
+	rc = verdict_exit(res, a, b);
+	wrc = stdout_ok();
+	da = (struct diff_args){ a, b, res };
+	if (o->report) {
+		int r = write_output(o->report, inputs, ninputs, render_diff, &da,
+				     o->report_format);
+
+		if (!wrc)
+			wrc = r;
+	}
+	mmc_diff_result_destroy(res);
+	if (o->map) {
+		/* the map places every differing page: all groups, not the
+		 * report's first 200 */
+		struct mmc_diff_opts all = { .max_pages = 1, .max_groups = MMC_SVG_MAX_GROUPS };
+		int r;
+
+		err = mmc_diff(a, b, &all, &res);
+		if (!err)
+			err = mmc_report_svg(o->map, a, b, res, NULL);
+		mmc_diff_result_destroy(res);
+		r = err ? output_fail(err) : 0;
+		if (!wrc)
+			wrc = r;
+	}
+	return wrc ? wrc : rc;
+}
+
+int cmd_diff(const struct opts *o, int argc, char **argv)
+{
+	const char *outs[] = { o->report };
+	struct mmc_snapshot *a = NULL, *b = NULL;
+	struct mmc_error *err;
+	int used = 0, used2 = 0, rc;
+
+	if (argc < 2)
+		return cli_usage_error(o->cmd, "two IMAGEs needed (snapshot files or KERNEL DUMP pairs), %d given",
+				       argc);
+	err = check_outputs(outs, 1, argv, argc);
+	if (!err)
+		err = load_image(o, argv, argc, &used, &a);
+	if (!err && used == argc)
+		err = mmc_error_create(MMC_ERR_USAGE, NULL,
+				       "diff: the NEW image is missing after %s", argv[used - 1]);
+	if (!err)
+		err = load_image(o, argv + used, argc - used, &used2, &b);
+	if (!err && used + used2 != argc)
+		err = mmc_error_create(MMC_ERR_USAGE, argv[used + used2],
+				       "diff takes two images (snapshot files or KERNEL DUMP pairs): this argument is one too many");
+	rc = err ? cli_fail(err) : run_diff(o, a, b, argv, argc);
+	mmc_snapshot_destroy(a);
+	mmc_snapshot_destroy(b);
+	return rc;
+}
+
+int cmd_compare(const struct opts *o, int argc, char **argv)
+{
+	const char *outs[] = { o->report, o->save_base, o->save_new };
+	struct mmc_snapshot *a = NULL, *b = NULL;
+	struct mmc_error *err = NULL;
+	int rc;
+
+	if (argc != 4)
+		return cli_usage_error(o->cmd, "BASE_KERNEL BASE_DUMP NEW_KERNEL NEW_DUMP: %d of 4 given",
+				       argc);
+	err = check_outputs(outs, 3, argv, argc);
+	for (rc = 0; !err && rc < 4; rc++)
+		err = readable(argv[rc]);
+	if (!err)
+		err = take_snapshot_pair(o, argv, &a, &b);
+	if (!err && o->save_base)
+		err = mmc_snapshot_save_checked(a, o->save_base, (const char *const *)argv, 4);
+	if (!err && o->save_new)
+		err = mmc_snapshot_save_checked(b, o->save_new, (const char *const *)argv, 4);
+	if (err)
+		rc = err->code == MMC_ERR_OS ? output_fail(err) : cli_fail(err);
+	else
+		rc = run_diff(o, a, b, argv, argc);
+	mmc_snapshot_destroy(a);
+	mmc_snapshot_destroy(b);
+	return rc;
+}
+
+/* ---- snapshot ---- */
+
+/*
+ * The snapshot file is written while the dump is walked
+ * (mmc_snapshot_stream_open()): its temporary file exists for the whole
+ * walk, so ^C, SIGTERM and SIGHUP stop the walk (its cancel callback)
+ * and the temporary file is removed before the signal takes its course.
+ */
+static volatile sig_atomic_t stop_signal;
+
+static void note_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static bool stop_requested(void *arg)
+{
+	return stop_signal != 0;
+}
+
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define NSTOP (sizeof(stop_signals) / sizeof(stop_signals[0]))
+
+/* Not those ignored (nohup, a background job's SIGINT): they stay so. */
+static void catch_stop_signals(struct sigaction old[NSTOP])
+{
+	struct sigaction sa = { .sa_handler = note_signal, .sa_flags = SA_RESTART };
+	size_t i;
+
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < NSTOP; i++) {
+		sigaction(stop_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &sa, NULL);
+	}
+}
+
+/* Back to what they were; a signal that came meanwhile is raised now. */
+static void release_stop_signals(const struct sigaction old[NSTOP])
+{
+	size_t i;
+
+	for (i = 0; i < NSTOP; i++)
+		sigaction(stop_signals[i], &old[i], NULL);
+	if (stop_signal)
+		raise(stop_signal);
+}
+
+static struct mmc_error *stream_to(void *arg, struct mmc_snapshot *snap)
+{
+	struct mmc_outfile *of = arg;
+
+	return mmc_snapshot_stream_open(snap, mmc_outfile_stream(of), mmc_outfile_name(of));
+}
+
+/*
+ * Walk into o->output: streamed into the outfile (a regular file), or,
+ * for standard output (neither seekable nor readable), saved after the
+ * walk.  An error is returned through *rc.
+ */
+static struct mmc_snapshot *snapshot_to_output(const struct opts *o, const char *kernel,
+					       const char *dump,
+					       const char *const *inputs, int *rc)
+{
+	struct mmc_walk_opts hooks = { .cancel = stop_requested };
+	struct mmc_outfile *of = NULL;
+	struct mmc_snapshot *s = NULL;
+	struct sigaction old[NSTOP];
+	struct mmc_error *err;
+	bool lost;
+
+	*rc = 0;
+	if (!strcmp(o->output, "-")) {
+		err = take_snapshot(o, kernel, dump, &s);
+		if (err) {
+			*rc = cli_fail(err);
+			return NULL;
+		}
+		err = mmc_snapshot_save_checked(s, o->output, inputs, 2);
+		if (err) {
+			mmc_snapshot_destroy(s);
+			*rc = output_fail(err);
+			return NULL;
+		}
+		return s;
+	}
+	err = mmc_outfile_open(o->output, inputs, 2, &of);
+	if (err) {
+		*rc = output_fail(err);
+		return NULL;
+	}
+	hooks.created = stream_to;
+	hooks.created_arg = of;
+	catch_stop_signals(old);
+	err = walk_image(o, kernel, dump, &hooks, &s);
+	if (err) {
+		/* a write to the file failed, or the dump could not be read */
+		lost = ferror(mmc_outfile_stream(of));
+		mmc_outfile_abort(of);
+		*rc = lost ? output_fail(err) : cli_fail(err);
+		release_stop_signals(old);
+		return NULL;
+	}
+	err = mmc_snapshot_stream_finish(s);
+	if (err)
+		mmc_outfile_abort(of);
+	else
+		err = mmc_outfile_commit(of);
+	release_stop_signals(old);
+	if (err) {
+		mmc_snapshot_destroy(s);
+		*rc = output_fail(err);
+		return NULL;
+	}
+	return s;
+}
+
+int cmd_snapshot(const struct opts *o, int argc, char **argv)
+{
+	const char *outs[] = { o->output };
+	const char *dump = argc == 2 ? argv[1] : "/proc/kcore";
+	const char *inputs[2] = { argv[0], dump };
+	struct mmc_snapshot *s = NULL;
+	struct mmc_error *err;
+	uint64_t bad;
+	int rc;
+
+	if (!o->output)
+		return cli_usage_error(o->cmd, "-o FILE is missing");
+	if (argc != 2 && !(o->live && argc == 1))
+		return cli_usage_error(o->cmd, "KERNEL DUMP needed (or KERNEL with --live), %d arguments given",
+				       argc);
+	err = check_outputs(outs, 1, (char **)inputs, 2);
+	if (!err)
+		err = readable(argv[0]);
+	if (!err)
+		err = readable(dump);
+	if (err)
+		return cli_fail(err);
+	s = snapshot_to_output(o, argv[0], dump, inputs, &rc);
+	if (!s)
+		return rc;
+	bad = pages_unread(s);
+	if (!o->quiet)
+		fprintf(stderr, "memmapcheck: wrote %s: %llu pages in %zu ranges, %llu runs%s\n",
+			strcmp(o->output, "-") ? o->output : "standard output",
+			(unsigned long long)mmc_snapshot_npages(s),
+			mmc_snapshot_nranges(s),
+			(unsigned long long)mmc_snapshot_nruns(s),
+			!mmc_snapshot_discovery_complete(s) ?
+				" (discovery incomplete: a diff against it can only be incomplete)" :
+			bad ? " (some pages unreadable: a diff against it can only be incomplete)" : "");
+	bad = !image_complete(s);
+	mmc_snapshot_destroy(s);
+	return bad ? EXIT_INCOMPLETE : 0;
+}
+
+/* ---- ranges, show, lint ---- */
+
+/* Load exactly one IMAGE from the operands. */
+static struct mmc_error *one_image(const struct opts *o, int argc, char **argv,
+				   struct mmc_snapshot **s)
+{
+	struct mmc_error *err;
+	int used = 0;
+
+	err = load_image(o, argv, argc, &used, s);
+	if (!err && used != argc)
+		err = mmc_error_create(MMC_ERR_USAGE, argv[used],
+				       "%s takes one image (a snapshot file or KERNEL DUMP): this argument is one too many",
+				       o->cmd);
+	if (err) {
+		mmc_snapshot_destroy(*s);
+		*s = NULL;
+	}
+	return err;
+}
+
+int cmd_ranges(const struct opts *o, int argc, char **argv)
+{
+	struct mmc_snapshot *s = NULL;
+	struct mmc_error *err;
+	int rc;
+
+	err = one_image(o, argc, argv, &s);
+	if (err)
+		return cli_fail(err);
+	mmc_report_ranges(stdout, s, o->format);
+	rc = stdout_ok();
+	if (!rc && !image_complete(s))
+		rc = EXIT_INCOMPLETE;
+	mmc_snapshot_destroy(s);
+	return rc;
+}
+
+int cmd_show(const struct opts *o, int argc, char **argv)
+{
+	struct mmc_snapshot *s = NULL;
+	struct mmc_error *err;
+	size_t n;
+	int rc;
+
+	err = one_image(o, argc, argv, &s);
+	if (err)
+		return cli_fail(err);
+	n = mmc_snapshot_nranges(s);
+	if (o->range >= 0 && (size_t)o->range >= n) {
+		if (n == 0)
+			rc = cli_usage_error(o->cmd, "range %ld does not exist: this image has no ranges",
+					     o->range);
+		else if (n == 1)
+			rc = cli_usage_error(o->cmd, "range %ld does not exist: this image has range 0",
+					     o->range);
+		else
+			rc = cli_usage_error(o->cmd, "range %ld does not exist: this image has ranges 0-%zu",
+					     o->range, n - 1);
+		mmc_snapshot_destroy(s);
+		return rc;
+	}
+	mmc_report_show(stdout, s, o->range, o->format);
+	rc = stdout_ok();
+	if (!rc && !image_complete(s))
+		rc = EXIT_INCOMPLETE;
+	mmc_snapshot_destroy(s);
+	return rc;
+}
+
+struct lint_args {
+	const struct mmc_snapshot *s;
+	const struct mmc_lint_result *lr;
+};
+
+static struct mmc_error *render_lint(FILE *f, const void *arg, enum mmc_format fmt)
+{
+	const struct lint_args *l = arg;
+
+	mmc_report_lint(f, l->s, l->lr, fmt);
+	return NULL;
+}
+
+/* Pages that could not be read are "incomplete", not violations. */
+static int lint_exit(const struct mmc_snapshot *s, const struct mmc_lint_result *lr)
+{
+	uint64_t real = lr->violations_total;
+	size_t i;
+
+	for (i = 0; i < lr->nrules; i++)
+		if (!strcmp(lr->rules[i].rule, "unreadable"))
+			real -= lr->rules[i].pages;
+	if (real)
+		return EXIT_DIFFERENT;
+	return lr->incomplete || !image_complete(s) ? EXIT_INCOMPLETE : 0;
+}
+
+int cmd_lint(const struct opts *o, int argc, char **argv)
+{
+	const char *outs[] = { o->report };
+	struct mmc_lint_opts lo = { .max_groups = 200 };
+	struct mmc_lint_result *lr = NULL;
+	struct mmc_snapshot *s = NULL;
+	struct mmc_error *err;
+	struct lint_args la;
+	int rc, wrc;
+
+	lo.per_page = per_page();
+	err = check_outputs(outs, 1, argv, argc);
+	if (!err)
+		err = one_image(o, argc, argv, &s);
+	if (!err)
+		err = mmc_lint(s, &lo, &lr);
+	if (err) {
+		mmc_snapshot_destroy(s);
+		return cli_fail(err);
+	}
+	mmc_report_lint(stdout, s, lr, o->format);
+	rc = lint_exit(s, lr);
+	wrc = stdout_ok();
+	la = (struct lint_args){ s, lr };
+	if (o->report) {
+		int r = write_output(o->report, argv, argc, render_lint, &la, o->report_format);
+
+		if (!wrc)
+			wrc = r;
+	}
+	mmc_lint_result_destroy(lr);
+	mmc_snapshot_destroy(s);
+	return wrc ? wrc : rc;
+}
+
+/* ---- layout ---- */
+
+static struct mmc_error *render_layout(FILE *f, const void *arg, enum mmc_format fmt)
+{
+	return mmc_layout_write_text(f, arg);
+}
+
+int cmd_layout(const struct opts *o, int argc, char **argv)
+{
+	const char *outs[] = { o->output };
+	struct mmc_layout *dwarf = NULL, *saved = NULL;
+	struct mmc_error *err;
+	int rc = 0;
+
+	if (argc != 1)
+		return cli_usage_error(o->cmd, "one VMLINUX needed, %d arguments given", argc);
+	if (!o->output && !o->check)
+		return cli_usage_error(o->cmd, "-o FILE or --check FILE is missing");
+	err = check_outputs(outs, 1, argv, argc);
+	if (!err)
+		err = readable(argv[0]);
+	if (!err && o->check)
+		err = readable(o->check);
+	if (!err)
+		err = mmc_layout_from_dwarf(argv[0], &dwarf);
+	if (!err && o->check) {
+		err = mmc_layout_load(o->check, &saved);
+		if (!err)
+			err = mmc_layout_compare(dwarf, saved, true);
+	}
+	if (err) {
+		rc = cli_fail(err);
+	} else if (o->output) {
+		rc = write_output(o->output, argv, argc, render_layout, dwarf, MMC_FMT_TEXT);
+	}
+	/* with -o - the layout is on standard output: the summary is not */
+	if (!rc && !o->quiet)
+		fprintf(o->output && !strcmp(o->output, "-") ? stderr : stdout,
+			"%s: release %s, build-id %s, fingerprint %016llx%s%s\n",
+			argv[0], dwarf->release, dwarf->build_id,
+			(unsigned long long)mmc_layout_fingerprint(dwarf),
+			o->check ? ", equals " : "", o->check ? o->check : "");
+	if (!rc)
+		rc = stdout_ok();
+	mmc_layout_destroy(dwarf);
+	mmc_layout_destroy(saved);
+	return rc;
+}
