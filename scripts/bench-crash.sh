@@ -11,7 +11,12 @@
 # cannot be limited to a pfn range: it walks every struct page crash knows
 # (System RAM and ZONE_DEVICE), so its rate is measured over the whole walk
 # and its time over the range's pfns is that rate applied to them (the
-# range's pfns are checked to be in its output).  Not a test: prints numbers.
+# range's pfns are checked to be in its output).  Not a test: prints numbers,
+# and last a "bench-crash: result k=v ..." line for scripts/bench.sh (peak RSS
+# of the crash process, VmHWM, after loading, after the extension's
+# snapshots and after kmem -p).
+# Environment: CRASH_FLAGS more crash options (--no_kmem_cache on huge dumps),
+#   MMC_KERNEL_DIR (the dump's kernel: bzImage, vmlinux, config), MMC_BUILD, MEMMAPCHECK_CACHE, MMC_CRASHES (tests/crash-lib.sh).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 MMC_BUILD=${MMC_BUILD:-$here/../build}
@@ -22,11 +27,23 @@ CLI=$MMC_BUILD/memmapcheck
 dump=${1:-$(ls -S "$CACHE"/images/*.kdump 2>/dev/null | head -n 1)}
 [ -n "$dump" ] && [ -r "$dump" ] || { echo "bench-crash: no dump (give one, or make vectors)" >&2; exit 2; }
 name=$(basename "$dump"); name=${name%.*}
-kdir=$(image_kernel_dir "$dump")
+# scripts/large-images.sh names its dumps NAME.FORMAT.kdump beside NAME.meta
+base=${dump%.kdump}; base=${base%.zlib}; base=${base%.lzo}; base=${base%.zstd}; base=${base%.snappy}
+if [ -n "${MMC_KERNEL_DIR:-}" ]; then
+	kdir=$MMC_KERNEL_DIR
+	series=$(image_series "$base.kdump")
+elif [ "$base" != "${dump%.kdump}" ] && [ -r "$base.meta" ]; then
+	# kernel_dir=, or (older metas) the --kernel of the command that made it
+	kdir=$(sed -n 's/^kernel_dir=//p' "$base.meta" | head -n 1)
+	[ -n "$kdir" ] || kdir=$CACHE/kernels/$(sed -n 's/^command=.*--kernel [^ ]*\/kernels\/\([^ ]*\).*/\1/p' "$base.meta" | head -n 1)
+	series=$(image_series "$base.kdump")
+else
+	kdir=$(image_kernel_dir "$dump")
+	series=$(kernel_series "$name")
+fi
 vmlinux=$kdir/vmlinux
 [ -r "$vmlinux" ] || { echo "bench-crash: no vmlinux at $vmlinux" >&2; exit 2; }
-series=$(kernel_series "$name")
-flags=$(crash_flags_for "$kdir")
+flags="$(crash_flags_for "$kdir") ${CRASH_FLAGS:-}"
 
 crash=${2:-}
 if [ -z "$crash" ]; then
@@ -52,7 +69,7 @@ print(r["index"], r["start_pfn"], r["end_pfn"], r["pages"], r.get("type", "?"))
 ' "$tmp/ranges.json")
 idx=$1 spfn=$2 epfn=$3 pages=$4 type=$5
 
-stamp='!echo @@ $(date +%s.%N) $(ps -o rss= -p $PPID)'
+stamp='!echo @@ $(date +%s.%N) $(awk "/^VmHWM/ {print \$2}" /proc/$PPID/status) $(cut -d")" -f2 /proc/$PPID/stat | awk "{print \$12 + \$13}")'
 cat >"$tmp/cmds" <<EOF
 extend $so
 memmapcheck layout
@@ -72,9 +89,17 @@ grep -q 'memmapcheck.so: shared object loaded' "$tmp/out" ||
 set -- $(sed -n 's/^@@ \([0-9.]*\) .*/\1/p' "$tmp/out")
 [ $# -eq 5 ] || { echo "bench-crash: session incomplete:" >&2; tail "$tmp/out" >&2; exit 3; }
 t0=$1 t1=$2 t2=$3 t3=$4 t4=$5
+set -- $(awk '$1 == "@@" { print $3 }' "$tmp/out")
+hwm_load=${1:-0} hwm_ext=${4:-0} hwm_kmem=${5:-0}
+# CPU time (utime + stime, clock ticks) of crash at each stamp
+set -- $(awk '$1 == "@@" { print $4 }' "$tmp/out")
+tck=$(getconf CLK_TCK)
+cpu_ext2=$(awk -v a="${2:-0}" -v b="${3:-0}" -v t="$tck" 'BEGIN{printf "%.3f", (b - a) / t}')
+cpu_kmem=$(awk -v a="${4:-0}" -v b="${5:-0}" -v t="$tck" 'BEGIN{printf "%.3f", (b - a) / t}')
 kmem_total=$(($(wc -l <"$tmp/kmem.out") - 1))
 kmem_range=$(awk -v s="$spfn" -v e="$epfn" 'NR > 1 {
 	p = strtonum("0x" $2) / 4096; if (p >= s && p < e) n++ } END { print n + 0 }' "$tmp/kmem.out")
+rm -f "$tmp/kmem.out"	# 27 M lines (2.5 GB) on a 104 GiB guest
 walks=$(grep 'struct pages in' "$tmp/out" | sed 's/^memmapcheck: //')
 # The engine's own time for the second single-range walk (discovery + walk,
 # without saving the file), as printed by the extension.
@@ -105,3 +130,8 @@ BEGIN {
 }'
 echo "engine walk statistics:"
 echo "$walks" | sed 's/^/  /'
+echo "crash peak RSS (VmHWM): $hwm_load KiB loaded, $hwm_ext KiB after the extension's snapshots, $hwm_kmem KiB after kmem -p"
+echo "bench-crash: result crash=$v range=$idx pages=$pages ext_first=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b - a}')" \
+	"ext_again=$(awk -v a="$t1" -v b="$t2" 'BEGIN{printf "%.3f", b - a}') ext_walk=${walk2:-0}" \
+	"kmem_seconds=$(awk -v a="$t3" -v b="$t4" 'BEGIN{printf "%.3f", b - a}') kmem_pages=$kmem_total kmem_in_range=$kmem_range" \
+	"rss_load_kib=$hwm_load rss_ext_kib=$hwm_ext rss_kmem_kib=$hwm_kmem cpu_ext_again=$cpu_ext2 cpu_kmem=$cpu_kmem"

@@ -1,15 +1,23 @@
 #!/bin/bash
-# build-kernel.sh KVER [VARIANT] [--kaslr]
+# build-kernel.sh KVER [VARIANT] [--kaslr | --fixed-layout]
 #
 # Builds a memmapcheck test kernel.  KVER is 6.12 or 7.2; VARIANT is "base"
 # (default) or the name of patches/<KVER>/<VARIANT>.patch.
+#   --kaslr         RANDOMIZE_BASE and RANDOMIZE_MEMORY on
+#   --fixed-layout  RANDOMIZE_MEMORY off and no 5-level paging support
+#                   (X86_5LEVEL=n): DYNAMIC_MEMORY_LAYOUT=n, so the kernel has
+#                   no vmemmap_base/page_offset_base/vmalloc_base variables
+#                   and uses the architecture's fixed bases (6.12 only: 7.x
+#                   always supports 5-level paging)
+#   (neither)       both randomisations off, 5-level support built in
 #
 #   source  $CACHE/src/linux-<kver>            (scripts/fetch-kernel-source.sh)
-#   build   $CACHE/build/<kver>[-kaslr]         (O= dir; one per kver+kaslr)
-#   output  $CACHE/kernels/<kver>-<variant>[-kaslr]/{bzImage,vmlinux,config,patch}
+#   build   $CACHE/build/<kver>[-kaslr|-fixed] (O= dir; one per kver+flavour)
+#   output  $CACHE/kernels/<kver>-<variant>[-kaslr|-fixed]/{bzImage,vmlinux,config,patch}
 #
 # The base is built once per build dir (tinyconfig + scripts/kernel.config +
-# olddefconfig, every requested option verified).  A variant applies its patch
+# olddefconfig, every requested option verified; scripts/lib-kbuild.sh, the
+# same code scripts/memmapcheck-prove builds with).  A variant applies its patch
 # to the shared source tree, rebuilds incrementally, copies the results and
 # reverses the patch.  The source tree is shared by both build dirs, so every
 # run holds an flock on $CACHE/src/linux-<kver>.lock.  Work whose outputs exist
@@ -18,23 +26,25 @@ set -euo pipefail
 
 usage() { echo "usage: $0 KVER [VARIANT] [--kaslr]" >&2; exit 2; }
 
-KVER= VARIANT= KASLR=0
+KVER= VARIANT= KASLR=0 FIXED=0
 for a in "$@"; do
 	case "$a" in
 	--kaslr) KASLR=1 ;;
+	--fixed-layout) FIXED=1 ;;
 	-h|--help) usage ;;
 	-*) usage ;;
 	*) if [ -z "$KVER" ]; then KVER=$a; elif [ -z "$VARIANT" ]; then VARIANT=$a; else usage; fi ;;
 	esac
 done
 [ -n "$KVER" ] || usage
+[ "$KASLR$FIXED" != 11 ] || usage
 VARIANT=${VARIANT:-base}
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/.." && pwd)
 CACHE=${MEMMAPCHECK_CACHE:-$HOME/.cache/memmapcheck}
 SRC=$CACHE/src/linux-$KVER
-SFX=; [ "$KASLR" = 1 ] && SFX=-kaslr
+SFX=; [ "$KASLR" = 1 ] && SFX=-kaslr; [ "$FIXED" = 1 ] && SFX=-fixed
 BUILD=$CACHE/build/$KVER$SFX
 OUT=$CACHE/kernels/$KVER-$VARIANT$SFX
 FRAG=$HERE/kernel.config
@@ -44,15 +54,10 @@ if [ "$VARIANT" != base ]; then
 	[ -f "$PATCH" ] || { echo "$0: no such patch: $PATCH" >&2; exit 2; }
 fi
 
-# Reproducible outputs.
-export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
-export KBUILD_BUILD_USER=memmapcheck
-export KBUILD_BUILD_HOST=memmapcheck
-export KBUILD_BUILD_VERSION=1
-export LC_ALL=C
-
+. "$HERE/lib-kbuild.sh"
 JOBS=${JOBS:-2}
-MAKE=(nice make -j"$JOBS" -C "$SRC" O="$BUILD")
+kbuild_setup "$SRC" "$BUILD"
+PREFIX_MAPS=$KB_PREFIX_MAPS
 
 log() { printf '[build-kernel %s %s%s] %s\n' "$KVER" "$VARIANT" "$SFX" "$*" >&2; }
 t0=$SECONDS
@@ -94,39 +99,16 @@ reverse_applied() {
 reverse_applied
 
 # ---------------------------------------------------------------- config
-config_check() {	# fail listing every requested option that got dropped
-	local f line sym val bad=()
-	for f in "$@"; do
-		while IFS= read -r line; do
-			case "$line" in
-			CONFIG_*=*)
-				sym=${line%%=*}; val=${line#*=}
-				grep -qxF "$sym=$val" "$BUILD/.config" || bad+=("$line (got: $(grep -E "^(# )?$sym[= ]" "$BUILD/.config" || echo unset))")
-				;;
-			"# CONFIG_"*" is not set")
-				sym=${line#\# }; sym=${sym%% *}
-				if grep -qE "^$sym=" "$BUILD/.config"; then
-					bad+=("$line (got: $(grep -E "^$sym=" "$BUILD/.config"))")
-				fi
-				;;
-			esac
-		done < "$f"
-	done
-	if [ ${#bad[@]} -gt 0 ]; then
-		echo "ERROR: $BUILD/.config: ${#bad[@]} requested option(s) dropped by olddefconfig:" >&2
-		printf '  %s\n' "${bad[@]}" >&2
-		return 1
-	fi
-}
-
 KASLR_FRAG=$BUILD/kaslr.config
 configure() {
 	if [ "$KASLR" = 1 ]; then
 		printf 'CONFIG_RANDOMIZE_BASE=y\nCONFIG_RANDOMIZE_MEMORY=y\n'
+	elif [ "$FIXED" = 1 ]; then
+		printf '# CONFIG_RANDOMIZE_BASE is not set\n# CONFIG_RANDOMIZE_MEMORY is not set\n# CONFIG_X86_5LEVEL is not set\n# CONFIG_DYNAMIC_MEMORY_LAYOUT is not set\n'
 	else
 		printf '# CONFIG_RANDOMIZE_BASE is not set\n# CONFIG_RANDOMIZE_MEMORY is not set\n'
 	fi > "$KASLR_FRAG.new"
-	local want; want=$(cat "$FRAG" "$KASLR_FRAG.new" | sha256sum | cut -d' ' -f1)
+	local want; want=$( (cat "$FRAG" "$KASLR_FRAG.new"; echo "$PREFIX_MAPS") | sha256sum | cut -d' ' -f1)
 	if [ -f "$BUILD/.config" ] && [ "$(cat "$BUILD/.memmapcheck-config" 2>/dev/null)" = "$want" ]; then
 		rm -f "$KASLR_FRAG.new"
 		return 0
@@ -134,27 +116,19 @@ configure() {
 	mv "$KASLR_FRAG.new" "$KASLR_FRAG"
 	log "configuring $BUILD (tinyconfig + kernel.config + olddefconfig)"
 	rm -f "$BUILD/.memmapcheck-config" "$BUILD/.memmapcheck-base"
-	"${MAKE[@]}" -s tinyconfig >/dev/null
-	(cd "$SRC" && ./scripts/kconfig/merge_config.sh -m -O "$BUILD" "$BUILD/.config" "$FRAG" "$KASLR_FRAG" >/dev/null)
-	"${MAKE[@]}" -s olddefconfig >/dev/null
-	config_check "$FRAG" "$KASLR_FRAG"
-	log "config: all $(grep -cE '^(CONFIG_|# CONFIG_.* is not set)' "$FRAG" "$KASLR_FRAG" | awk -F: '{s+=$2} END {print s}') requested options set"
+	kbuild_make_config tinyconfig "$FRAG" "$KASLR_FRAG"
+	kbuild_config_check "$FRAG" "$KASLR_FRAG"
+	log "config: all $(kbuild_count_options "$FRAG" "$KASLR_FRAG") requested options set"
 	echo "$want" > "$BUILD/.memmapcheck-config"
 }
 
 kbuild() {
-	"${MAKE[@]}" -s bzImage
+	kbuild_bzimage
 }
 
 collect() {	# $1 = output dir, $2 = patch or empty
-	local d=$1 tmp=$1.tmp.$$
-	rm -rf "$tmp"; mkdir -p "$tmp"
-	cp "$BUILD/arch/x86/boot/bzImage" "$tmp/bzImage"
-	cp "$BUILD/vmlinux" "$tmp/vmlinux"
-	cp "$BUILD/.config" "$tmp/config"
-	if [ -n "$2" ]; then cp "$2" "$tmp/patch"; else : > "$tmp/patch"; fi
-	rm -rf "$d"; mv "$tmp" "$d"
-	log "wrote $d"
+	kbuild_collect "$1" "$2"
+	log "wrote $1"
 }
 
 configure

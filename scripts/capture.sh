@@ -6,12 +6,19 @@
 # usage: scripts/capture.sh KERNEL_DIR IMAGE_NAME [options]
 #   KERNEL_DIR   holds bzImage (or vmlinuz) and vmlinux; a modules/ dir makes it a
 #                modular (stock) kernel whose modules go into the initramfs
+#   --layout L     guest layout: a name in scripts/guest/layouts/ or a file
+#                  (default standard; doc/GUEST-LAYOUTS.md)
+#   --la57         5-level paging CPU (QEMU -cpu max with la57)
 #   --kaslr        do not pass nokaslr (KASLR kernels, Debian's stock kernel)
 #   --keep-elf     keep the raw QEMU ELF as $CACHE/images/<IMAGE>.elf
-#   --rebind N     driver unbind/rebind rounds in the guest (default 3)
-#   --boot-mb M    boot RAM below the first pmem region, 64 mod 128 (default 320)
-#   --no-1g        leave out the 1 GiB devdax region
+#   --rebind N     driver unbind/rebind rounds in the guest (default: the layout's, 3)
+#   --boot-mb M    standard layout: boot RAM below the first pmem region, 64 mod 128 (default 320)
+#   --no-1g        standard layout: leave out the 1 GiB devdax region
 #   --dump-level L makedumpfile -d (default 23: 1.7.2 -d 31 drops 6.12+ slab)
+#   --compress C   makedumpfile page compression: lzo (default, -l) or zlib (-c)
+#   --kdump-zlib   dump in QEMU's flattened kdump-zlib format and turn it into a
+#                  kdump file with makedumpfile -R (unfiltered, zlib): for guests
+#                  whose ELF would not fit on the disk (tens of GiB of pmem)
 #   --timeout S    seconds to wait for the READY marker (default 420)
 #   --append STR   more kernel parameters
 # Environment: MEMMAPCHECK_CACHE (default ~/.cache/memmapcheck),
@@ -21,21 +28,29 @@ here=$(cd "$(dirname "$0")" && pwd)
 CACHE=${MEMMAPCHECK_CACHE:-$HOME/.cache/memmapcheck}
 PY=/usr/bin/python3
 . "$here/guest/layout.sh"
+. "$here/lib-qemu.sh"
 
 usage() { sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 kdir=$1 image=$2; shift 2
 kdir_arg='$CACHE/kernels/'$(basename "$kdir") opts_arg="$*"
-kaslr=0 keep_elf=0 rebind=3 boot_mb=320 with1g=1 level=23 timeout=420 append=
+mdf_c=-l
+kaslr=0 keep_elf=0 rebind= level=23 timeout=420 append= layout=standard la57=0 zlib=0
 while [ $# -gt 0 ]; do
 	case $1 in
+	--layout) layout=$2; shift ;;
+	--la57) la57=1 ;;
 	--kaslr) kaslr=1 ;;
 	--stock) ;;  # implied by KERNEL_DIR/modules
 	--keep-elf) keep_elf=1 ;;
 	--rebind) rebind=$2; shift ;;
-	--boot-mb) boot_mb=$2; shift ;;
-	--no-1g) with1g=0 ;;
+	--boot-mb) export MMC_BOOT_MB=$2; shift ;;
+	--no-1g) export MMC_WITH_1G=0 ;;
 	--dump-level) level=$2; shift ;;
+	--compress)
+		case $2 in lzo) mdf_c=-l ;; zlib) mdf_c=-c ;; *) usage ;; esac
+		shift ;;
+	--kdump-zlib) zlib=1 ;;
 	--timeout) timeout=$2; shift ;;
 	--append) append=$2; shift ;;
 	*) usage ;;
@@ -49,16 +64,14 @@ vmlinux=$kdir/vmlinux
 for t in qemu-system-x86_64 makedumpfile; do
 	command -v $t >/dev/null || { echo "capture: missing $t" >&2; exit 2; }
 done
+mmc_layout_load "$layout" || exit 2
+rebind=${rebind:-$MMC_REBIND}
 
 T0=$(date +%s.%N)
 elapsed() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
 mkdir -p "$CACHE/images" "$CACHE/initramfs"
 work=$(mktemp -d "$CACHE/images/.capture-$image.XXXXXX")
-qpid=
-cleanup() {
-	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null || true
-	rm -rf "$work"
-}
+cleanup() { mmc_qemu_stop; rm -rf "$work"; }
 trap cleanup EXIT
 
 # initramfs (a few seconds; rebuilt each time so it always matches scripts/guest)
@@ -69,77 +82,70 @@ else
 	"$here/guest/build-initramfs.sh" -o "$initrd" 2>/dev/null
 fi
 
-mmc_layout "$boot_mb" "$with1g"
-cmdline="console=ttyS0 panic=-1 $MMC_MEMMAP mmc.mode=normal mmc.rebind=$rebind mmc.ns=$MMC_NS"
+cmdline="console=ttyS0 panic=-1 $MMC_GUEST_ARGS mmc.mode=normal mmc.rebind=$rebind"
 [ $kaslr = 1 ] || cmdline="nokaslr $cmdline"
 [ -n "$append" ] && cmdline="$cmdline $append"
+qopts=("${MMC_QEMU_OPTS[@]}")
+[ $la57 = 1 ] && qopts=(--la57 "${qopts[@]}")
 
-log=$work/console.log sock=$work/qmp.sock
-echo "capture $image: $kernel, RAM ${MMC_RAM_MB} MiB, $(echo "$MMC_NS" | tr ',' '\n' | wc -l) pmem regions"
-nice -n 5 qemu-system-x86_64 -M pc -accel tcg -cpu max,la57=off -smp 1 -m "${MMC_RAM_MB}M" \
-	-nodefaults -display none -no-reboot \
-	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
-	-serial "file:$log" -qmp "unix:$sock,server=on,wait=off" \
-	-device vmcoreinfo > "$work/qemu.out" 2>&1 &
-qpid=$!
+log=$work/console.log
+echo "capture $image: $kernel, layout $MMC_LAYOUT, RAM ${MMC_RAM_MB} MiB, $(echo "$MMC_NS" | tr ',' '\n' | grep -c .) pmem regions, workloads $MMC_WORK$([ $la57 = 1 ] && echo ", 5-level paging")"
+mmc_qemu_start -k "$kernel" -i "$initrd" -a "$cmdline" -l "$log" -q "$work/qmp.sock" -o "$work/qemu.out" "${qopts[@]}"
 
-qmp() { # one QMP command (JSON) -> its return value on stdout
-	"$PY" - "$sock" "$1" <<'PYEOF'
-import json, socket, sys
-s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
-def cmd(c):
-    f.write(json.dumps(c) + "\n"); f.flush()
-    while True:
-        r = json.loads(f.readline())
-        if "return" in r: return r["return"]
-        if "error" in r: sys.exit("QMP error: %s" % r["error"])
-json.loads(f.readline())
-cmd({"execute": "qmp_capabilities"})
-print(json.dumps(cmd(json.loads(sys.argv[2]))))
-PYEOF
+failed() {
+	echo "capture $image: $1; console tail:" >&2
+	mmc_qemu_tail 30
+	cp "$log" "$CACHE/images/$image.console.log"
+	exit 1
 }
-
-deadline=$(( $(date +%s) + timeout ))
-while ! grep -q MEMMAPCHECK-READY "$log" 2>/dev/null; do
-	if ! kill -0 $qpid 2>/dev/null; then
-		echo "capture $image: QEMU exited before MEMMAPCHECK-READY; console tail:" >&2
-		tail -30 "$log" >&2; cat "$work/qemu.out" >&2; cp "$log" "$CACHE/images/$image.console.log"; exit 1
-	fi
-	if grep -q -e 'Kernel panic' -e MEMMAPCHECK-FAILED "$log" 2>/dev/null; then
-		echo "capture $image: guest failed; console tail:" >&2; tail -30 "$log" >&2
-		cp "$log" "$CACHE/images/$image.console.log"; exit 1
-	fi
-	if [ "$(date +%s)" -ge $deadline ]; then
-		echo "capture $image: no MEMMAPCHECK-READY within $timeout s; console tail:" >&2
-		tail -30 "$log" >&2; cp "$log" "$CACHE/images/$image.console.log"; exit 1
-	fi
-	sleep 0.5
-done
+rc=0
+mmc_qemu_wait "$timeout" MEMMAPCHECK-READY 'Kernel panic|MEMMAPCHECK-FAILED' || rc=$?
+case $rc in
+0) ;;
+2) failed "QEMU exited before MEMMAPCHECK-READY" ;;
+3) failed "no MEMMAPCHECK-READY within $timeout s" ;;
+*) failed "guest failed" ;;
+esac
 t_ready=$(elapsed)
 sleep 1   # let the guest reach its idle loop
-grep -q 'MEMMAPCHECK-READY status=0' "$log" || echo "capture $image: WARNING: guest setup reported failures (see console log)" >&2
+grep -q -a 'MEMMAPCHECK-READY status=0' "$log" || echo "capture $image: WARNING: guest setup reported failures (see console log)" >&2
 
-elf=$work/$image.elf
-[ $keep_elf = 1 ] && elf=$CACHE/images/$image.elf
-qmp '{"execute":"dump-guest-memory","arguments":{"paging":false,"protocol":"file:'"$elf"'","format":"elf"}}' >/dev/null
-t_dump=$(elapsed)
-qmp '{"execute":"quit"}' >/dev/null 2>&1 || true
-wait $qpid 2>/dev/null || true
-qpid=
-cp "$log" "$CACHE/images/$image.console.log"
-[ -s "$work/qemu.out" ] && cp "$work/qemu.out" "$CACHE/images/$image.qemu.log"
-
-"$PY" "$here/fix-qemu-elf.py" "$elf"
 out=$CACHE/images/$image.kdump
 rm -f "$out"
-# VMCOREINFO (from -device vmcoreinfo + the guest's fw_cfg driver) is enough for
-# makedumpfile and far quicker than reading a debug vmlinux; -x only without it.
-mdf_x=
-readelf -n "$elf" 2>/dev/null | grep -q VMCOREINFO || { mdf_x="-x $vmlinux"; echo "capture $image: no VMCOREINFO note, using -x vmlinux" >&2; }
-makedumpfile -l -d "$level" $mdf_x "$elf" "$out" > "$work/mdf.log" 2>&1 ||
-	{ cat "$work/mdf.log" >&2; echo "capture $image: makedumpfile failed" >&2; exit 1; }
-t_mdf=$(elapsed)
-echo "capture $image: ready $t_ready s, dumped $t_dump s (ELF $(stat -c %s "$elf") bytes), makedumpfile done $t_mdf s"
+if [ $zlib = 1 ]; then
+	# QEMU's kdump-zlib output is the flattened format (libkdumpfile:
+	# "Unknown file format"): makedumpfile -R rearranges it.
+	flat=$work/$image.flat
+	mmc_qemu_dump "$flat" kdump-zlib || failed "QMP dump-guest-memory failed"
+	t_dump=$(elapsed)
+	mmc_qemu_quit
+	cp "$log" "$CACHE/images/$image.console.log"
+	[ -s "$work/qemu.out" ] && cp "$work/qemu.out" "$CACHE/images/$image.qemu.log"
+	makedumpfile -R "$out" < "$flat" > "$work/mdf.log" 2>&1 ||
+		{ cat "$work/mdf.log" >&2; echo "capture $image: makedumpfile -R failed" >&2; exit 1; }
+	t_mdf=$(elapsed)
+	echo "capture $image: ready $t_ready s, dumped $t_dump s (kdump-zlib, flattened $(stat -c %s "$flat") bytes), makedumpfile -R done $t_mdf s"
+	rm -f "$flat"
+	level=none
+else
+	elf=$work/$image.elf
+	[ $keep_elf = 1 ] && elf=$CACHE/images/$image.elf
+	mmc_qemu_dump "$elf" elf || failed "QMP dump-guest-memory failed"
+	t_dump=$(elapsed)
+	mmc_qemu_quit
+	cp "$log" "$CACHE/images/$image.console.log"
+	[ -s "$work/qemu.out" ] && cp "$work/qemu.out" "$CACHE/images/$image.qemu.log"
+
+	"$PY" "$here/fix-qemu-elf.py" "$elf"
+	# VMCOREINFO (from -device vmcoreinfo + the guest's fw_cfg driver) is enough for
+	# makedumpfile and far quicker than reading a debug vmlinux; -x only without it.
+	mdf_x=
+	readelf -n "$elf" 2>/dev/null | grep VMCOREINFO >/dev/null || { mdf_x="-x $vmlinux"; echo "capture $image: no VMCOREINFO note, using -x vmlinux" >&2; }
+	makedumpfile "$mdf_c" -d "$level" $mdf_x "$elf" "$out" > "$work/mdf.log" 2>&1 ||
+		{ cat "$work/mdf.log" >&2; echo "capture $image: makedumpfile failed" >&2; exit 1; }
+	t_mdf=$(elapsed)
+	echo "capture $image: ready $t_ready s, dumped $t_dump s (ELF $(stat -c %s "$elf") bytes), makedumpfile done $t_mdf s"
+fi
 echo "capture $image: $out $(stat -c %s "$out") bytes"
 {
 	echo "image=$image"
@@ -148,12 +154,16 @@ echo "capture $image: $out $(stat -c %s "$out") bytes"
 	echo "kernel=$(grep -a -m1 -o 'Linux version [^ ]*' "$log" | awk '{print $3}')"
 	[ -f "$kdir/VERSION" ] && echo "package=$(head -1 "$kdir/VERSION")"
 	echo "kaslr=$kaslr"
+	echo "la57=$la57"
 	echo "boot=$(echo "$image" | sed -n 's/.*-b\([0-9]*\)$/\1/p')"
 	echo "rebind=$rebind"
+	echo "layout=$MMC_LAYOUT"
 	echo "ram_mb=$MMC_RAM_MB"
 	echo "dump_level=$level"
 	echo "ns=$MMC_NS"
-	echo "source=qemu-elf"
+	echo "work=$MMC_WORK"
+	echo "kernel_args=$MMC_KARGS"
+	echo "source=qemu-$([ $zlib = 1 ] && echo kdump-zlib || echo elf)"
 } > "$CACHE/images/$image.meta"
 [ -n "${MEMMAPCHECK_STATUS:-}" ] && echo "$image $out" >> "$MEMMAPCHECK_STATUS"
 exit 0

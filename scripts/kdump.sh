@@ -8,8 +8,9 @@
 #
 # usage: scripts/kdump.sh KERNEL_DIR [IMAGE_NAME] [options]
 #   IMAGE_NAME      default <basename KERNEL_DIR>-kdump, e.g. 6.12-base-kdump
+#   --layout L      guest layout, as in capture.sh (default standard)
 #   --crashkernel S crashkernel= size (default 128M)
-#   --rebind N      driver rebind rounds (default 3)
+#   --rebind N      driver rebind rounds (default: the layout's, 3)
 #   --boot-mb M     as in capture.sh (default 320)
 #   --no-1g         leave out the 1 GiB devdax region
 #   --keep-vmcore   keep the ELF vmcore as $CACHE/images/<IMAGE>.elf
@@ -20,6 +21,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 CACHE=${MEMMAPCHECK_CACHE:-$HOME/.cache/memmapcheck}
 . "$here/guest/layout.sh"
+. "$here/lib-qemu.sh"
 
 usage() { sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 1 ] || usage
@@ -28,13 +30,14 @@ kdir_arg='$CACHE/kernels/'$(basename "$kdir")
 image=$(basename "$kdir")-kdump
 if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then image=$1; shift; fi
 opts_arg="$*"
-ck=128M rebind=3 boot_mb=320 with1g=1 keep=0 level=23 timeout=600
+ck=128M rebind= keep=0 level=23 timeout=600 layout=standard
 while [ $# -gt 0 ]; do
 	case $1 in
+	--layout) layout=$2; shift ;;
 	--crashkernel) ck=$2; shift ;;
 	--rebind) rebind=$2; shift ;;
-	--boot-mb) boot_mb=$2; shift ;;
-	--no-1g) with1g=0 ;;
+	--boot-mb) export MMC_BOOT_MB=$2; shift ;;
+	--no-1g) export MMC_WITH_1G=0 ;;
 	--keep-vmcore) keep=1 ;;
 	--dump-level) level=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
@@ -44,44 +47,45 @@ while [ $# -gt 0 ]; do
 done
 kernel=$kdir/bzImage
 [ -f "$kernel" ] && [ -f "$kdir/vmlinux" ] || { echo "kdump: need bzImage and vmlinux in $kdir" >&2; exit 2; }
+mmc_layout_load "$layout" || exit 2
+rebind=${rebind:-$MMC_REBIND}
 
 T0=$(date +%s.%N)
 elapsed() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
 mkdir -p "$CACHE/images" "$CACHE/initramfs"
 work=$(mktemp -d "$CACHE/images/.kdump-$image.XXXXXX")
-qpid=
-cleanup() { [ -n "$qpid" ] && kill "$qpid" 2>/dev/null || true; rm -rf "$work"; }
+cleanup() { mmc_qemu_stop; rm -rf "$work"; }
 trap cleanup EXIT
 
 initrd=$CACHE/initramfs/$(basename "$kdir")-kdump.cpio.gz
 "$here/guest/build-initramfs.sh" -o "$initrd" --kdump "$kernel" 2>/dev/null
 
-mmc_layout "$boot_mb" "$with1g"
-cmdline="nokaslr console=ttyS0 panic=-1 crashkernel=$ck $MMC_MEMMAP mmc.mode=kdump mmc.rebind=$rebind mmc.ns=$MMC_NS"
+cmdline="nokaslr console=ttyS0 panic=-1 crashkernel=$ck $MMC_GUEST_ARGS mmc.mode=kdump mmc.rebind=$rebind"
 disk=$work/vmcore.disk
 truncate -s "$(( MMC_RAM_MB + 256 ))M" "$disk"
 log=$work/console.log
-echo "kdump $image: $kernel, RAM ${MMC_RAM_MB} MiB, crashkernel=$ck"
-nice -n 5 qemu-system-x86_64 -M pc -accel tcg -cpu max,la57=off -smp 1 -m "${MMC_RAM_MB}M" \
-	-nodefaults -display none -no-reboot \
-	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
-	-drive "file=$disk,format=raw,if=virtio,cache=unsafe" \
-	-serial "file:$log" -device vmcoreinfo > "$work/qemu.out" 2>&1 &
-qpid=$!
+echo "kdump $image: $kernel, layout $MMC_LAYOUT, RAM ${MMC_RAM_MB} MiB, crashkernel=$ck"
+mmc_qemu_start -k "$kernel" -i "$initrd" -a "$cmdline" -l "$log" -o "$work/qemu.out" "${MMC_QEMU_OPTS[@]}" \
+	-- -drive "file=$disk,format=raw,if=virtio,cache=unsafe"
 deadline=$(( $(date +%s) + timeout ))
-t_ready=
-while kill -0 $qpid 2>/dev/null; do
-	[ -z "$t_ready" ] && grep -q MEMMAPCHECK-READY "$log" 2>/dev/null && { t_ready=$(elapsed); echo "kdump $image: first kernel ready at $t_ready s, crashing"; }
-	grep -q -e MEMMAPCHECK-VMCORE-SAVED -e MEMMAPCHECK-VMCORE-FAILED -e MEMMAPCHECK-FAILED "$log" 2>/dev/null && break
-	if [ "$(date +%s)" -ge $deadline ]; then
-		echo "kdump $image: timeout after $timeout s; console tail:" >&2; tail -30 "$log" >&2
-		cp "$log" "$CACHE/images/$image.console.log"; exit 1
-	fi
-	sleep 1
-done
+# The first kernel sets up, loads the capture kernel and crashes itself
+# (its "Kernel panic" is expected); the capture kernel saves /proc/vmcore to
+# the disk and powers off.
+rc=0 t_ready=
+mmc_qemu_wait "$timeout" MEMMAPCHECK-READY MEMMAPCHECK-FAILED || rc=$?
+if [ $rc = 0 ]; then
+	t_ready=$(elapsed)
+	echo "kdump $image: first kernel ready at $t_ready s, crashing"
+	rc=0
+	mmc_qemu_wait $(( deadline - $(date +%s) )) 'MEMMAPCHECK-VMCORE-SAVED|MEMMAPCHECK-VMCORE-FAILED' MEMMAPCHECK-FAILED || rc=$?
+fi
+if [ $rc = 3 ]; then
+	echo "kdump $image: timeout after $timeout s; console tail:" >&2; mmc_qemu_tail 30
+	cp "$log" "$CACHE/images/$image.console.log"; exit 1
+fi
 # the capture kernel powers off by itself after the copy
-for _ in $(seq 20); do kill -0 $qpid 2>/dev/null || break; sleep 0.5; done
-kill $qpid 2>/dev/null || true; wait $qpid 2>/dev/null || true; qpid=
+mmc_qemu_wait_exit 10 || true
+mmc_qemu_stop
 cp "$log" "$CACHE/images/$image.console.log"
 line=$(grep -a MEMMAPCHECK-VMCORE-SAVED "$log" | tail -1) || true
 if [ -z "$line" ]; then

@@ -7,6 +7,13 @@
 #      every variant in patches/<kver>/series.tsv -> <kver>-<variant>-b1
 #   3. 6.12 KASLR: build-kernel.sh 6.12 base --kaslr -> 6.12-base-kaslr-b1, -b2
 #   4. 6.12 real kdump: scripts/kdump.sh -> 6.12-base-kdump
+#   4a. 6.12 without DYNAMIC_MEMORY_LAYOUT (no RANDOMIZE_MEMORY, no 5-level
+#      support: the fixed bases): build-kernel.sh 6.12 base --fixed-layout ->
+#      6.12-base-fixed-b1, -b2
+#   4b. 6.12 base under 5-level paging (capture.sh --la57) -> 6.12-base-la57-b1, -b2
+#   4c. per KVER, FINDINGS 4's geometry (scripts/repro-1g-devdax.sh, layout
+#      dax1g-section) on base and fix-compound-natural-align ->
+#      <kver>-{base,fix-compound-natural-align}-dax1g-section-b1
 #   5. pack (also alone: --pack-only): dumps/<kver>.tar.xz, dumps/README.md and
 #      test-vectors/images.tsv from $CACHE/images
 #
@@ -63,12 +70,13 @@ wait_capture() {
 		cap_pid=
 	fi
 }
-build() { # KVER VARIANT [--kaslr] -> kernel dir on stdout
-	local out
+build() { # KVER VARIANT [--kaslr|--fixed-layout] -> kernel dir on stdout
+	local out sfx=
+	case ${3:-} in --kaslr) sfx=-kaslr ;; --fixed-layout) sfx=-fixed ;; esac
 	log "build $*" >&2
-	out=$("$here/build-kernel.sh" "$@" 2> "$CACHE/logs/build-$1-$2${3:-}.log" | tail -1) ||
-		{ tail -20 "$CACHE/logs/build-$1-$2${3:-}.log" >&2; return 1; }
-	[ -d "$out" ] || out=$CACHE/kernels/$1-$2${3:+-kaslr}
+	out=$("$here/build-kernel.sh" "$@" 2> "$CACHE/logs/build-$1-$2$sfx.log" | tail -1) ||
+		{ tail -20 "$CACHE/logs/build-$1-$2$sfx.log" >&2; return 1; }
+	[ -d "$out" ] || out=$CACHE/kernels/$1-$2$sfx
 	echo "$out"
 }
 variants() { # KVER -> variant names from series.tsv
@@ -96,24 +104,47 @@ modes_of() { # ns table -> readable mode list
 order_key() { # similar images next to each other inside a group
 	case $1 in
 	*-base-b*) echo "0 $1" ;; *-template-b*) echo "1 $1" ;; *-mut-*) echo "2 $1" ;;
-	*-hist-*) echo "3 $1" ;; *-kaslr-*) echo "4 $1" ;; *) echo "5 $1" ;;
+	*-hist-*) echo "3 $1" ;; *-fix-*) echo "3 $1" ;; *-kaslr-*|*-fixed-*|*-la57-*) echo "4 $1" ;;
+	*) echo "5 $1" ;;
 	esac
+}
+# Trimmed images (scripts/trim-dump.py) hold only the pages memmapcheck,
+# `makedumpfile --dump-dmesg` and scripts/physmem.py's marker search read;
+# the rest is excluded as makedumpfile excludes filtered pages.  Images crash
+# opens (test-vectors/crash-images.txt: tests/crash.t, crash-session.t) stay
+# full: crash reads much more of the kernel.  Measured on the 44 cached 6.12
+# and 7.2 images: 97 MB -> 34-45 MB each, snapshot byte-identical, same dmesg
+# and daxtouch markers; 7.2.tar.xz 15.5 -> 5.1 MB, 6.12.tar.xz 33.2 -> 15.5 MB
+# (its three full images are 13.9 MB of that).
+form_of() { # IMAGE -> full|trimmed
+	case $1 in 6.12-*|7.2-*) ;; *) echo full; return ;; esac
+	if grep -qx -- "$1" "$top/test-vectors/crash-images.txt"; then echo full; else echo trimmed; fi
 }
 pack_group() { # GROUP IMAGE...
 	local g=$1; shift
-	local tmp img lvl
+	local tmp img lvl k
 	tmp=$(mktemp -d "$CACHE/images/.pack-$g.XXXXXX")
+	make -C "$top" -s cli >/dev/null || { log "make cli FAILED"; rm -rf "$tmp"; return 1; }
 	for img in "$@"; do
 		lvl=$(meta_get "$img" dump_level); lvl=${lvl:-31}
 		makedumpfile -d "$lvl" "$CACHE/images/$img.kdump" "$tmp/$img.kdump" > "$tmp/mdf.log" 2>&1 ||
 			{ cat "$tmp/mdf.log" >&2; rm -rf "$tmp"; return 1; }
+		if [ "$(form_of "$img")" = trimmed ]; then
+			k=$(kernel_of "$img")
+			[ -s "$tmp/$k.layout" ] ||
+				"$top/build/memmapcheck" layout -q -o "$tmp/$k.layout" "$CACHE/kernels/$k/vmlinux" ||
+				{ log "layout $k FAILED"; rm -rf "$tmp"; return 1; }
+			nice python3 "$here/trim-dump.py" "$tmp/$k.layout" "$tmp/$img.kdump" "$tmp/$img.trim" ||
+				{ log "trim $img FAILED"; rm -rf "$tmp"; return 1; }
+			mv "$tmp/$img.trim" "$tmp/$img.kdump"
+		fi
 		sha256sum "$tmp/$img.kdump" | awk '{print $1}' > "$CACHE/images/$img.raw.sha256"
 		stat -c %s "$tmp/$img.kdump" > "$CACHE/images/$img.raw.size"
 	done
 	(cd "$tmp" && tar --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - $(printf '%s.kdump ' "$@") |
 		nice xz -T1 $XZ_OPTS > "$tmp/$g.tar.xz")
 	mv "$tmp/$g.tar.xz" "$top/dumps/$g.tar.xz"
-	printf '%s\n' "$@" > "$CACHE/images/.group-$g"
+	for img in "$@"; do echo "$img $(form_of "$img")"; done > "$CACHE/images/.group-$g"
 	rm -rf "$tmp"
 }
 pack_groups() { # [GROUP...]: (re)compress the groups whose images changed
@@ -125,7 +156,7 @@ pack_groups() { # [GROUP...]: (re)compress the groups whose images changed
 		img=$(basename "$m" .meta)
 		[ -s "$CACHE/images/$img.kdump" ] || continue
 		# only test images named by the convention (others may share the cache)
-		[[ $img =~ ^(6\.1-stock-b[0-9]+|(6\.12|7\.2)-(base|template|mut-[a-z0-9-]+|hist-[a-z0-9-]+)(-kaslr)?-(b[0-9]+|kdump))$ ]] || continue
+		[[ $img =~ ^(6\.1-stock-b[0-9]+|(6\.12|7\.2)-(base|template|mut-[a-z0-9-]+|hist-[a-z0-9-]+|fix-[a-z0-9-]+)(-kaslr|-fixed|-la57|-dax1g-section|-dax1g-misaligned)?-(b[0-9]+|kdump))$ ]] || continue
 		g=${img%%-*}; [ "$g" = 6.1 ] && g=6.1-stock
 		[ $# -eq 0 ] || [[ $want == *" $g "* ]] || continue
 		groups[$g]+="$(order_key "$img")"$'\n'
@@ -133,8 +164,9 @@ pack_groups() { # [GROUP...]: (re)compress the groups whose images changed
 	for g in "${!groups[@]}"; do
 		local list
 		list=$(printf '%s' "${groups[$g]}" | sort | awk '{print $2}')
-		# up to date: same member list and no member newer than the tar
-		if [ -s "$top/dumps/$g.tar.xz" ] && [ "$(cat "$CACHE/images/.group-$g" 2>/dev/null)" = "$list" ] &&
+		# up to date: same members in the same form (full/trimmed), none newer than the tar
+		if [ -s "$top/dumps/$g.tar.xz" ] &&
+		   [ "$(cat "$CACHE/images/.group-$g" 2>/dev/null)" = "$(for i in $list; do echo "$i $(form_of "$i")"; done)" ] &&
 		   [ -z "$(for i in $list; do [ "$CACHE/images/$i.kdump" -nt "$top/dumps/$g.tar.xz" ] && echo n; done)" ]; then
 			log "dumps/$g.tar.xz up to date"
 			continue
@@ -143,8 +175,31 @@ pack_groups() { # [GROUP...]: (re)compress the groups whose images changed
 		pack_group "$g" $list || { log "pack $g FAILED"; return 1; }
 	done
 }
+# The kernel an image ran: its name without the boot and without what only
+# the guest changed (tests/taplib.py kernel_of() has the same rule).
+kernel_of() { local k=${1%-b[0-9]*}; k=${k%-kdump}; k=${k%-la57}; k=${k%-dax1g-section}; echo "${k%-dax1g-misaligned}"; }
+# test-vectors/layouts/<kernel>.layout of every kernel with packed images:
+# what the tests read instead of a 90 MB vmlinux.
+save_layouts() {
+	local g img k done_k=" " cli=$top/build/memmapcheck
+	make -C "$top" -s cli >/dev/null || { log "make cli FAILED"; return 1; }
+	for g in "$top"/dumps/*.tar.xz; do
+		g=$(basename "$g" .tar.xz)
+		[ -f "$CACHE/images/.group-$g" ] || continue
+		for img in $(awk '{print $1}' "$CACHE/images/.group-$g"); do
+			k=$(kernel_of "$img")
+			[[ $done_k == *" $k "* ]] && continue
+			done_k+="$k "
+			[ -f "$CACHE/kernels/$k/vmlinux" ] || { log "no vmlinux for $k"; return 1; }
+			"$cli" layout -q -o "$top/test-vectors/layouts/$k.layout" "$CACHE/kernels/$k/vmlinux" ||
+				{ log "layout $k FAILED"; return 1; }
+		done
+	done
+	log "saved layouts:$done_k"
+}
 pack_all() {
 	pack_groups "${pack_sel[@]}" || failed+=("pack")
+	save_layouts || failed+=("layouts")
 	local img g
 	local readme=$top/dumps/README.md tsv=$top/test-vectors/images.tsv total=0 f size sha
 	{
@@ -169,6 +224,16 @@ pack_all() {
 		echo "\`6.12-base-kdump\` comes from a real in-guest kdump (\`scripts/kdump.sh\`): its"
 		echo "vmcore holds System RAM only, so the struct pages of map=dev namespaces are absent."
 		echo
+		echo "An image's form (column \`form\` below): \`full\`, the makedumpfile output as it is, for"
+		echo "every image crash opens (\`test-vectors/crash-images.txt\`) and for stock 6.1; \`trimmed\`"
+		echo "for the other 6.12 and 7.2 images: \`scripts/trim-dump.py <kernel>.layout\` keeps only the"
+		echo "pages memmapcheck reads (kernel variables, page tables, pgmap_array, dev_pagemaps, the"
+		echo "vmemmap of every ZONE_DEVICE range), those \`makedumpfile --dump-dmesg\` reads (VMCOREINFO"
+		echo "symbols, mem_section, the printk ring) and the pages holding the guest's daxtouch markers"
+		echo "(\`scripts/physmem.py search\`); every other page is excluded in the second bitmap, as"
+		echo "makedumpfile excludes a filtered page. \`tests/trim.t\` checks that a trimmed dump gives"
+		echo "the same snapshot and the same dmesg as the full one."
+		echo
 		echo "## Files"
 		echo
 		echo "| file | size (bytes) | sha256 | made by |"
@@ -178,28 +243,42 @@ pack_all() {
 			size=$(stat -c %s "$f"); total=$((total + size))
 			sha=$(sha256sum "$f" | awk '{print $1}')
 			g=$(basename "$f" .tar.xz)
-			echo "| \`$(basename "$f")\` | $size | \`$sha\` | \`tar --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - $(sed 's/$/.kdump/' "$CACHE/images/.group-$g" 2>/dev/null | tr '\n' ' ')\\| xz -T1 $XZ_OPTS\` |"
+			echo "| \`$(basename "$f")\` | $size | \`$sha\` | \`tar --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - $(awk '{print $1 ".kdump"}' "$CACHE/images/.group-$g" 2>/dev/null | tr '\n' ' ')\\| xz -T1 $XZ_OPTS\` |"
 		done
 		echo
 		echo "Total: $total bytes ($(( (total + 524288) / 1048576 )) MiB; budget 60 MiB)."
 		echo
 		echo "## Images"
 		echo
-		echo "| image | in | kdump size | kdump sha256 | command |"
-		echo "| --- | --- | ---: | --- | --- |"
+		echo "| image | in | form | kdump size | kdump sha256 | command |"
+		echo "| --- | --- | --- | ---: | --- | --- |"
 	} > "$readme.tmp"
 	printf 'image\tkernel\tvariant\tkaslr\tmodes\tboot\tsha256\tfile\tdump_level\tregenerate\n' > "$tsv.tmp"
 	for f in "$top"/dumps/*.tar.xz; do
 		[ -e "$f" ] || continue
 		g=$(basename "$f" .tar.xz)
-		for img in $(cat "$CACHE/images/.group-$g" 2>/dev/null || tar -tJf "$f" | sed 's/\.kdump$//'); do
+		for img in $(awk '{print $1}' "$CACHE/images/.group-$g" 2>/dev/null || tar -tJf "$f" | sed 's/\.kdump$//'); do
 			local raw cmd kver variant lvl
+			if [ ! -e "$CACHE/images/$img.meta" ] && [ -f "$tsv" ] &&
+			   awk -F'\t' -v i="$img" '$1 == i {f=1} END {exit !f}' "$tsv"; then
+				# packed before and not remade here (stock 6.1 is Debian's
+				# binary: its committed images stay): keep its rows
+				awk -F'\t' -v i="$img" '$1 == i' "$tsv" >> "$tsv.tmp"
+				# a row from before the form column: these are full
+				grep -F "| \`$img\` |" "$readme" |
+					sed 's/^\(| `[^`]*` | `[^`]*` | \)\([0-9?]\)/\1full | \2/' >> "$readme.tmp" || true
+				continue
+			fi
 			raw=$(cat "$CACHE/images/$img.raw.sha256" 2>/dev/null || echo "?")
 			lvl=$(meta_get "$img" dump_level)
 			cmd="$(meta_get "$img" command); makedumpfile -d $lvl \$CACHE/images/$img.kdump $img.kdump"
-			echo "| \`$img\` | \`$g.tar.xz\` | $(cat "$CACHE/images/$img.raw.size" 2>/dev/null || echo "?") | \`$raw\` | \`$cmd\` |" >> "$readme.tmp"
+			[ "$(form_of "$img")" = full ] ||
+				cmd="$cmd; scripts/trim-dump.py $(kernel_of "$img").layout $img.kdump OUT; mv OUT $img.kdump"
+			echo "| \`$img\` | \`$g.tar.xz\` | $(form_of "$img") | $(cat "$CACHE/images/$img.raw.size" 2>/dev/null || echo "?") | \`$raw\` | \`$cmd\` |" >> "$readme.tmp"
 			kver=${img%%-*}
-			variant=${img#"$kver"-}; variant=${variant%-b[0-9]*}; variant=${variant%-kdump}; variant=${variant%-kaslr}
+			variant=${img#"$kver"-}; variant=${variant%-b[0-9]*}; variant=${variant%-kdump}
+			variant=${variant%-kaslr}; variant=${variant%-fixed}; variant=${variant%-la57}
+			variant=${variant%-dax1g-section}; variant=${variant%-dax1g-misaligned}
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$img" "$(meta_get "$img" kernel)" "$variant" \
 				"$(meta_get "$img" kaslr)" "$(modes_of "$(meta_get "$img" ns)")" "$(meta_get "$img" boot)" \
 				"$raw" "dumps/$g.tar.xz:$img.kdump" "$lvl" "$(meta_get "$img" command)" >> "$tsv.tmp"
@@ -257,8 +336,24 @@ if [ $pack_only = 0 ]; then
 			else
 				failed+=("6.12-base-kaslr build")
 			fi
+			if kf=$(build 6.12 base --fixed-layout); then
+				capture_bg "$kf" 6.12-base-fixed-b1
+				capture_bg "$kf" 6.12-base-fixed-b2
+			else
+				failed+=("6.12-base-fixed build")
+			fi
+			capture_bg "$kd" 6.12-base-la57-b1 --la57
+			capture_bg "$kd" 6.12-base-la57-b2 --la57
 		fi
 		wait_capture
+		for v in base fix-compound-natural-align; do
+			img=$kver-$v-dax1g-section-b1
+			if have "$img"; then log "$img exists, skipped"; continue; fi
+			vd=$(build "$kver" "$v") || { failed+=("$kver-$v build"); continue; }
+			log "repro $img"
+			"$here/repro-1g-devdax.sh" "$vd" "$img" section > "$CACHE/logs/$img.log" 2>&1 ||
+				failed+=("$img")
+		done
 		# compress this kernel's group while the next kernel builds
 		if [ $pack = 1 ]; then ( pack_groups "$kver" ) & bg_pids+=($!); fi
 	done

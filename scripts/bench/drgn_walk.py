@@ -3,7 +3,7 @@
 """Baseline for `make bench`: drgn over the same pfns, per page what a
 developer would script: pfn_to_page, decode_page_flags, compound_head.
 usage: drgn_walk.py VMLINUX DUMP MAX_SECONDS START END [START END ...]
-prints: pages, seconds, pages/s (stops after MAX_SECONDS and extrapolates)"""
+prints: pages, seconds, pages/s, CPU seconds (stops after MAX_SECONDS)"""
 import sys
 import time
 
@@ -17,6 +17,7 @@ prog.load_debug_info([vmlinux])
 pfns = [(int(sys.argv[i], 0), int(sys.argv[i + 1], 0)) for i in range(4, len(sys.argv), 2)]
 n = 0
 t0 = time.monotonic()
+c0 = time.process_time()
 done = False
 for s, e in pfns:
     for pfn in range(s, e):
@@ -33,4 +34,4 @@ for s, e in pfns:
     if done:
         break
 secs = time.monotonic() - t0
-print("%d %.3f %.0f" % (n, secs, n / secs if secs else 0))
+print("%d %.3f %.0f %.3f" % (n, secs, n / secs if secs else 0, time.process_time() - c0))

@@ -6,7 +6,7 @@
 #   --kdump BZIMAGE   also embed BZIMAGE and the plain initramfs as /boot/{bzImage,initrd.img}
 #                     for an in-guest kexec -p
 # Contents: busybox-static, /init, ndctl and kexec with the shared libraries ldd
-# lists, and the static helper daxtouch.
+# lists, and the static workload helpers daxtouch, hmmtouch, p2ptouch.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out= moddir= kdump=
@@ -35,7 +35,9 @@ for a in $("$busybox" --list); do
 	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
 done
 install -m 755 "$here/init" "$root/init"
-gcc -static -O2 -Wall -o "$root/bin/daxtouch" "$here/daxtouch.c"
+for t in daxtouch hmmtouch p2ptouch; do
+	gcc -static -O2 -Wall -o "$root/bin/$t" "$here/$t.c"
+done
 
 copy_bin() { # binary with its shared libraries (ldd), at the same paths
 	local b=$1 dst=$2 lib
@@ -73,7 +75,8 @@ if [ -n "$moddir" ]; then
 		esac
 		order+=("$base")
 	}
-	for m in qemu_fw_cfg libnvdimm nd_e820 nd_btt nd_pmem device_dax dax_pmem crc16 crc32c_generic mbcache jbd2 ext4; do
+	for m in qemu_fw_cfg libnvdimm nd_e820 nd_btt nd_pmem device_dax dax_pmem crc16 crc32c_generic mbcache jbd2 ext4 \
+		nvme_core nvme; do
 		visit $m
 	done
 	printf '%s\n' "${order[@]}" > "$root/lib/modules/load.order"

@@ -8,9 +8,10 @@
 #   KERNEL_DIR   holds bzImage (or vmlinuz) and vmlinux (e.g. $CACHE/kernels/6.12-base);
 #                a modules/ dir makes it a modular (stock) kernel, as for capture.sh
 #   -o DIR         results directory (default $CACHE/live/<kernel dir name>)
+#   --layout L     guest layout, as in capture.sh (default standard)
 #   --keep-elf     keep the raw QEMU ELF dump as DIR/dump.elf (size of guest RAM)
 #   --kaslr        do not pass nokaslr
-#   --rebind N     driver unbind/rebind rounds in the guest (default 3)
+#   --rebind N     driver unbind/rebind rounds in the guest (default: the layout's, 3)
 #   --boot-mb M    boot RAM below the first pmem region (default 320)
 #   --no-1g        leave out the 1 GiB devdax region
 #   --timeout S    seconds to wait for the guest's live check (default 300)
@@ -24,9 +25,10 @@
 #                      snapshot.err, *.rc, snapshot.ms
 #   dump.snap, ranges-dump.json, diff.json, diff.txt   host side
 #   console.log, ns (the mmc.ns= value), elf-header, summary.tsv, times
-# Expected: every range with struct pages in RAM (map=mem) "identical" with no
-# unreadable page on either side; every map=dev range "incomplete" with all its
-# struct pages unreadable live and none unreadable in the dump.
+# Expected: every range with struct pages in RAM (map=mem, and the pgmaps that
+# are not pmem namespaces: HMM private and coherent, PCI p2pdma) "identical"
+# with no unreadable page on either side; every map=dev range "incomplete"
+# with all its struct pages unreadable live and none unreadable in the dump.
 # Exit: 0 as expected, 1 an expectation failed, 2 usage or missing tool,
 #       3 the guest or a pipeline step failed.
 set -euo pipefail
@@ -37,19 +39,21 @@ BUILD=${MMC_BUILD:-$top/build}
 MMC=$BUILD/memmapcheck
 PY=/usr/bin/python3
 . "$top/scripts/guest/layout.sh"
+. "$top/scripts/lib-qemu.sh"
 
 usage() { sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 1 ] || usage
 kdir=$1; shift
-out= keep_elf=0 kaslr=0 rebind=3 boot_mb=320 with1g=1 timeout=300
+out= keep_elf=0 kaslr=0 rebind= timeout=300 layout=standard
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o) out=$2; shift ;;
+	--layout) layout=$2; shift ;;
 	--keep-elf) keep_elf=1 ;;
 	--kaslr) kaslr=1 ;;
 	--rebind) rebind=$2; shift ;;
-	--boot-mb) boot_mb=$2; shift ;;
-	--no-1g) with1g=0 ;;
+	--boot-mb) export MMC_BOOT_MB=$2; shift ;;
+	--no-1g) export MMC_WITH_1G=0 ;;
 	--timeout) timeout=$2; shift ;;
 	*) usage ;;
 	esac
@@ -67,6 +71,8 @@ for t in qemu-system-x86_64 cpio gzip tar ldd; do
 	command -v $t >/dev/null || die "missing $t" 2
 done
 [ -x "$PY" ] || die "missing $PY" 2
+mmc_layout_load "$layout" || die "bad layout $layout" 2
+rebind=${rebind:-$MMC_REBIND}
 
 T0=$(date +%s.%N)
 elapsed() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
@@ -75,11 +81,7 @@ out=$(cd "$out" && pwd)
 rm -rf "$out/live" "$out"/*.snap "$out"/*.json "$out"/diff.txt "$out"/summary.tsv \
 	"$out"/times "$out"/console.log "$out"/elf-header "$out"/dump.elf
 work=$(mktemp -d "$out/.work.XXXXXX")
-qpid=
-cleanup() {
-	if [ -n "$qpid" ]; then kill "$qpid" 2>/dev/null || true; wait "$qpid" 2>/dev/null || true; fi
-	rm -rf "$work"
-}
+cleanup() { mmc_qemu_stop; rm -rf "$work"; }
 trap cleanup EXIT
 
 # ---- layout, initramfs ------------------------------------------------------
@@ -111,64 +113,41 @@ cat "$work/base.cpio.gz" "$work/extra.cpio.gz" > "$work/initrd.cpio.gz"
 [ "$(du -k "$work/initrd.cpio.gz" | cut -f1)" -lt 40000 ] || die "initramfs too large for the guest's top 64 MiB"
 
 # ---- boot -------------------------------------------------------------------
-mmc_layout "$boot_mb" "$with1g" || die "layout.sh refused --boot-mb $boot_mb" 2
 echo "$MMC_NS" > "$out/ns"
-cmdline="console=ttyS0 panic=-1 rdinit=/live-init $MMC_MEMMAP mmc.mode=normal mmc.rebind=$rebind mmc.ns=$MMC_NS"
+cmdline="console=ttyS0 panic=-1 rdinit=/live-init $MMC_GUEST_ARGS mmc.mode=normal mmc.rebind=$rebind"
 [ $kaslr = 1 ] || cmdline="nokaslr $cmdline"
 xfer=$work/xfer.img
 truncate -s 64M "$xfer"
-log=$work/console.log sock=$work/qmp.sock
-echo "live $kname: RAM ${MMC_RAM_MB} MiB, $(echo "$MMC_NS" | tr ',' '\n' | wc -l) pmem regions, CLI $MMC"
-nice -n 5 qemu-system-x86_64 -M pc -accel tcg -cpu max,la57=off -smp 1 -m "${MMC_RAM_MB}M" \
-	-nodefaults -display none -no-reboot \
-	-kernel "$kernel" -initrd "$work/initrd.cpio.gz" -append "$cmdline" \
-	-drive "file=$xfer,format=raw,if=virtio" \
-	-serial "file:$log" -qmp "unix:$sock,server=on,wait=off" \
-	-device vmcoreinfo > "$work/qemu.out" 2>&1 &
-qpid=$!
-
-qmp() { # one QMP command (JSON) -> its return value on stdout
-	"$PY" - "$sock" "$1" <<'PYEOF'
-import json, socket, sys
-s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
-def cmd(c):
-    f.write(json.dumps(c) + "\n"); f.flush()
-    while True:
-        r = json.loads(f.readline())
-        if "return" in r: return r["return"]
-        if "error" in r: sys.exit("QMP error: %s" % r["error"])
-json.loads(f.readline())
-cmd({"execute": "qmp_capabilities"})
-print(json.dumps(cmd(json.loads(sys.argv[2]))))
-PYEOF
-}
+log=$work/console.log
+echo "live $kname: layout $MMC_LAYOUT, RAM ${MMC_RAM_MB} MiB, $(echo "$MMC_NS" | tr ',' '\n' | grep -c .) pmem regions, CLI $MMC"
+mmc_qemu_start -k "$kernel" -i "$work/initrd.cpio.gz" -a "$cmdline" -l "$log" -q "$work/qmp.sock" \
+	-o "$work/qemu.out" "${MMC_QEMU_OPTS[@]}" -- -drive "file=$xfer,format=raw,if=virtio"
 
 fail_guest() {
 	cp "$log" "$out/console.log" 2>/dev/null || true
 	echo "live $kname: $1; console tail:" >&2
-	tail -30 "$log" >&2 || true
-	cat "$work/qemu.out" >&2 || true
+	mmc_qemu_tail 30
 	exit 3
 }
+guest_fail='Kernel panic|MEMMAPCHECK-FAILED|MEMMAPCHECK-LIVE-FAILED'
 deadline=$(( $(date +%s) + timeout )) t_ready=
-while ! grep -q -a MEMMAPCHECK-LIVE-DONE "$log" 2>/dev/null; do
-	kill -0 $qpid 2>/dev/null || fail_guest "QEMU exited before MEMMAPCHECK-LIVE-DONE"
-	grep -q -a -e 'Kernel panic' -e MEMMAPCHECK-FAILED -e MEMMAPCHECK-LIVE-FAILED "$log" 2>/dev/null &&
-		fail_guest "guest failed"
-	[ "$(date +%s)" -lt $deadline ] || fail_guest "no MEMMAPCHECK-LIVE-DONE within $timeout s"
-	[ -z "$t_ready" ] && grep -q -a MEMMAPCHECK-READY "$log" 2>/dev/null && t_ready=$(elapsed)
-	sleep 0.2
+for marker in MEMMAPCHECK-READY MEMMAPCHECK-LIVE-DONE; do
+	rc=0
+	mmc_qemu_wait $(( deadline - $(date +%s) )) "$marker" "$guest_fail" || rc=$?
+	case $rc in
+	0) ;;
+	2) fail_guest "QEMU exited before $marker" ;;
+	3) fail_guest "no $marker within $timeout s" ;;
+	*) fail_guest "guest failed" ;;
+	esac
+	[ -n "$t_ready" ] || t_ready=$(elapsed)
 done
 t_live=$(elapsed)
-[ -n "$t_ready" ] || t_ready=$t_live
 # Right after: the dump starts as soon as the marker is seen (the guest idles).
 elf=$work/dump.elf
-qmp '{"execute":"dump-guest-memory","arguments":{"paging":false,"protocol":"file:'"$elf"'","format":"elf"}}' >/dev/null ||
-	fail_guest "QMP dump-guest-memory failed"
+mmc_qemu_dump "$elf" elf || fail_guest "QMP dump-guest-memory failed"
 t_dump=$(elapsed)
-qmp '{"execute":"quit"}' >/dev/null 2>&1 || true
-wait $qpid 2>/dev/null || true
-qpid=
+mmc_qemu_quit
 cp "$log" "$out/console.log"
 grep -q -a 'MEMMAPCHECK-READY status=0' "$log" || echo "live $kname: WARNING: guest setup reported failures (see $out/console.log)" >&2
 grep -a -m1 MEMMAPCHECK-LIVE-DONE "$log" | tr -d '\r'
@@ -244,10 +223,18 @@ bad = 0
 rows = []
 print("live: %-3s %-22s %-12s %-3s %-8s %8s %8s %8s  %-10s %s" %
       ("rng", "pfns", "namespace", "map", "altmap", "pages", "unr-live", "unr-dump", "verdict", "expected"))
+# pgmaps that are not pmem namespaces keep their struct pages in RAM
+NOT_PMEM = ("MEMORY_DEVICE_PRIVATE", "MEMORY_DEVICE_COHERENT", "MEMORY_DEVICE_PCI_P2PDMA")
+def pgmap_type(doc, idx):
+    return doc["pgmaps"][doc["ranges"][idx]["pgmap"]]["type_name"] if idx >= 0 else "?"
 for i, r in enumerate(d["ranges"]):
-    reg = region(r["start_pfn"])
+    typ = pgmap_type(dump, r["b_index"])
+    reg = None if typ in NOT_PMEM else region(r["start_pfn"])
     # a raw legacy namespace (no pfn device) has its struct pages in RAM
-    mp = ("mem" if reg[1] == "raw" else reg[3]) if reg else "?"
+    if typ in NOT_PMEM:
+        mp = "mem"
+    else:
+        mp = ("mem" if reg[1] == "raw" else reg[3]) if reg else "?"
     am = altmap(live, r["a_index"]) if r["a_index"] >= 0 else None
     pages = r["end_pfn"] - r["start_pfn"]
     if mp == "mem":
@@ -261,7 +248,10 @@ for i, r in enumerate(d["ranges"]):
         exp, ok = "?", False
     ok = ok and r["a_index"] >= 0 and r["b_index"] >= 0 and am == (mp == "dev")
     bad += not ok
-    what = ("raw" if reg[1] == "raw" else "%s-%s" % (reg[1], reg[2])) if reg else "?"
+    if typ in NOT_PMEM:
+        what = typ[len("MEMORY_DEVICE_"):].lower()
+    else:
+        what = ("raw" if reg[1] == "raw" else "%s-%s" % (reg[1], reg[2])) if reg else "?"
     print("live: %-3d %-22s %-12s %-3s %-8s %8d %8d %8d  %-10s %s%s" %
           (i, "0x%x-0x%x" % (r["start_pfn"], r["end_pfn"]), what, mp, am, pages,
            r["unreadable_a"], r["unreadable_b"], r["verdict"], exp, "" if ok else "  <-- NOT AS EXPECTED"))

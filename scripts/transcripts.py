@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Regenerate (or check) the transcripts in the project's markdown files.
+
+A transcript is an indented code block right after a marker line:
+
+  <!-- transcript: CMD [|| FILTER] [;; CMD [|| FILTER]]... -->
+  <!-- transcript needs=A,B: ... -->       (skipped when A or B is missing)
+  <!-- transcript-recorded: WHAT -->       (recorded once; never rerun)
+
+Each CMD runs with bash in a work directory that holds the committed
+material under plain names: every saved layout (test-vectors/layouts/
+<kernel>.layout), every committed dump (dumps/<group>.tar.xz unpacked by
+scripts/unpack-dumps.sh, <image>.kdump) and, when the cache has it,
+Debian's 6.1 debug vmlinux as vmlinux-6.1.0-57-amd64, and images made
+since (in $CACHE/images) with their kernels' vmlinux as <kernel>.vmlinux.  memmapcheck ($MMC_BUILD)
+and these helpers are on PATH:
+  oracle.py, physmem.py, oracle-table.py   the scripts of the same names
+  dmesg-of IMAGE                           the kernel log kept in a dump
+                                           (makedumpfile --dump-dmesg)
+  crash-session IMAGE CMD...               crash in batch mode on a dump,
+                                           printing "crash> CMD" and output
+The block shows "$ CMD" (a CMD starting with @ is not shown) and the
+output through FILTER.  Commands of one file run in order in one directory,
+so a later one may use a file an earlier one wrote.
+
+usage: transcripts.py [--check] FILE...
+  default: rewrite the blocks in place;  --check: TAP, one test per marker,
+  comparing with the text after masking what legitimately varies (run
+  times and rates).
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CACHE = os.environ.get("MEMMAPCHECK_CACHE",
+                       os.path.join(os.path.expanduser("~"), ".cache", "memmapcheck"))
+BUILD = os.environ.get("MMC_BUILD", os.path.join(TOP, "build"))
+MARK = re.compile(r"^<!-- transcript( needs=([^:]*))?: (.*) -->$")
+RECORDED = re.compile(r"^<!-- transcript-recorded: (.*) -->$")
+VOLATILE = [
+    (re.compile(r"\d+\.\d+ s \(\d+(\.\d+)? [kM]? ?pages/s\)"), "T s (R pages/s)"),
+    (re.compile(r"; \d+\.\d+ s"), "; T s"),
+]
+
+HELPERS = r'''
+dmesg-of() { local d; d=$(mktemp -d); makedumpfile --dump-dmesg "$1.kdump" "$d/log" >/dev/null 2>&1 || { echo "dmesg-of: makedumpfile failed on $1" >&2; rm -rf "$d"; return 2; }; cat "$d/log"; rm -rf "$d"; }
+crash-session() {
+	local img=$1 vml crash=crash; shift
+	case $img in
+	6.1-*) vml=vmlinux-6.1.0-57-amd64 ;;
+	*) echo "crash-session: only the 6.1 images have their vmlinux here" >&2; return 2 ;;
+	esac
+	local c
+	for c in "$@"; do printf 'echo @@mmc@@ %s\n%s\n' "$c" "$c"; done |
+		"$crash" -s "$vml" "$img.kdump" 2>&1 |
+		sed -n '/^@@mmc@@ /,$p' | sed 's/^@@mmc@@ /crash> /; /^$/d'
+}
+export -f dmesg-of crash-session
+'''
+
+
+def have(need, work):
+    if os.path.exists(os.path.join(work, need)):
+        return True
+    return shutil.which(need) is not None
+
+
+def setup(work):
+    for f in os.listdir(os.path.join(TOP, "test-vectors", "layouts")):
+        if f.endswith(".layout"):
+            os.symlink(os.path.join(TOP, "test-vectors", "layouts", f), os.path.join(work, f))
+    for g in ("6.1-stock", "6.12", "7.2"):
+        r = subprocess.run([os.path.join(TOP, "scripts", "unpack-dumps.sh"), g],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            continue
+        d = r.stdout.strip()
+        for f in os.listdir(d):
+            if f.endswith(".kdump"):
+                os.symlink(os.path.join(d, f), os.path.join(work, f))
+    v = os.path.join(CACHE, "kernels", "6.1-stock", "vmlinux")
+    if os.path.exists(v):
+        os.symlink(v, os.path.join(work, "vmlinux-6.1.0-57-amd64"))
+    # images made since the last commit of dumps/ (scripts/repro-1g-devdax.sh,
+    # capture.sh) and the vmlinux of their kernels: transcripts that need them
+    # say so (needs=) and are skipped where they are absent
+    idir = os.path.join(CACHE, "images")
+    for f in sorted(os.listdir(idir)) if os.path.isdir(idir) else []:
+        if f.endswith(".kdump") and not os.path.exists(os.path.join(work, f)):
+            os.symlink(os.path.join(idir, f), os.path.join(work, f))
+    kdir = os.path.join(CACHE, "kernels")
+    for k in sorted(os.listdir(kdir)) if os.path.isdir(kdir) else []:
+        v = os.path.join(kdir, k, "vmlinux")
+        if os.path.exists(v) and not k.startswith("6.1-"):
+            os.symlink(v, os.path.join(work, k + ".vmlinux"))
+    bindir = os.path.join(work, ".bin")
+    os.mkdir(bindir)
+    for s in ("oracle.py", "physmem.py", "oracle-table.py"):
+        with open(os.path.join(bindir, s), "w") as f:
+            f.write('#!/bin/sh\nexec /usr/bin/python3 "%s" "$@"\n' % os.path.join(TOP, "scripts", s))
+        os.chmod(os.path.join(bindir, s), 0o755)
+    with open(os.path.join(bindir, "helpers.sh"), "w") as f:
+        f.write(HELPERS)
+    return bindir
+
+
+def run(cmdline, work, bindir):
+    out = []
+    for part in cmdline.split(" ;; "):
+        cmd, _, filt = part.partition(" || ")
+        show = not cmd.startswith("@")
+        cmd = cmd.lstrip("@").strip()
+        script = ". %s/helpers.sh\n{ %s\n} 2>&1%s" % (bindir, cmd, (" | " + filt) if filt else "")
+        env = dict(os.environ, PATH=os.pathsep.join([BUILD, bindir, os.environ["PATH"]]),
+                   LC_ALL="C", COLUMNS="200")
+        r = subprocess.run(["bash", "-c", script], cwd=work, env=env,
+                           capture_output=True, text=True)
+        if show:
+            out.append("$ " + cmd)
+        text = r.stdout
+        out += text.rstrip("\n").split("\n") if text.strip() else []
+    return ["    " + l if l.strip() else "" for l in out]
+
+
+def mask(lines):
+    out = []
+    for l in lines:
+        for rx, rep in VOLATILE:
+            l = rx.sub(rep, l)
+        out.append(l.rstrip())
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+def blocks(lines):
+    """(marker index, needs, cmd or None, recorded what, block start, block end)."""
+    i = 0
+    while i < len(lines):
+        m, rec = MARK.match(lines[i]), RECORDED.match(lines[i])
+        if m or rec:
+            j = i + 1
+            k = j
+            while k < len(lines) and (lines[k].startswith("    ") or
+                                      (not lines[k].strip() and k + 1 < len(lines) and
+                                       lines[k + 1].startswith("    "))):
+                k += 1
+            if m:
+                yield i, (m.group(2) or "").split(",") if m.group(2) else [], m.group(3), None, j, k
+            else:
+                yield i, [], None, rec.group(1), j, k
+            i = k
+        else:
+            i += 1
+
+
+def main(argv):
+    check = "--check" in argv
+    files = [a for a in argv[1:] if a != "--check"]
+    if not files:
+        print(__doc__, file=sys.stderr)
+        return 2
+    if not os.access(os.path.join(BUILD, "memmapcheck"), os.X_OK):
+        if check:
+            print("1..0 # SKIP %s/memmapcheck not built" % BUILD)
+            return 0
+        print("transcripts: build memmapcheck first (MMC_BUILD=%s)" % BUILD, file=sys.stderr)
+        return 2
+    n = failed = 0
+    for path in files:
+        work = tempfile.mkdtemp(prefix="mmc-transcripts-")
+        try:
+            bindir = setup(work)
+            lines = open(path).read().split("\n")
+            new = list(lines)
+            offset = 0
+            for i, needs, cmd, rec, j, k in list(blocks(lines)):
+                name = "%s:%d" % (os.path.relpath(path, TOP), i + 1)
+                if rec is not None:
+                    if check:
+                        n += 1
+                        print("ok %d - %s # SKIP recorded: %s" % (n, name, rec))
+                    continue
+                missing = [x for x in needs if x and not have(x, work)]
+                if missing:
+                    if check:
+                        n += 1
+                        print("ok %d - %s # SKIP needs %s" % (n, name, ",".join(missing)))
+                    else:
+                        print("transcripts: %s kept: needs %s" % (name, ",".join(missing)), file=sys.stderr)
+                    continue
+                got = run(cmd, work, bindir)
+                if check:
+                    n += 1
+                    want = mask(lines[j:k])
+                    have_ = mask(got)
+                    if want == have_:
+                        print("ok %d - %s: %s" % (n, name, cmd[:70]))
+                    else:
+                        failed += 1
+                        print("not ok %d - %s: %s" % (n, name, cmd[:70]))
+                        import difflib
+                        for d in list(difflib.unified_diff(want, have_, "markdown", "now", lineterm=""))[:40]:
+                            print("# " + d)
+                else:
+                    new[j + offset:k + offset] = got
+                    offset += len(got) - (k - j)
+            if not check and new != lines:
+                with open(path + ".tmp", "w") as f:
+                    f.write("\n".join(new))
+                os.replace(path + ".tmp", path)
+                print("transcripts: rewrote %s" % path, file=sys.stderr)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    if check:
+        print("1..%d" % n)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
