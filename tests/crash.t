@@ -97,6 +97,9 @@ for img in $images; do
 	cli_snap=$tmp/$name.cli.snap
 	"$CLI" snapshot -q -o "$cli_snap" "$vmlinux" "$img" >"$tmp/cli.out" 2>&1
 	cli_rc=$?
+	# exit 4 with the file written: an incomplete image (a real kdump
+	# lacks the map=dev struct pages), usable like a complete one
+	[ $cli_rc = 4 ] && [ -s "$cli_snap" ] && cli_rc=0
 	for entry in $crashes; do
 		v=${entry%%:*}; rest=${entry#*:}; c=${rest%%:*}; so=${rest#*:}
 		t="crash $v, $name"
@@ -188,15 +191,15 @@ print("identical" if d["verdict"] == "identical" else
 		check $? "$t: crash's layout equals the DWARF layout $(head -c 300 "$d/layout.out")"
 		# (c) bad arguments: errors, and the session goes on
 		bad=$(sed -n '/^@@ bad/,/^@@ alive/p' "$out")
-		for want in "unknown subcommand: bogus" "nonexistent.snap: open: No such file" \
+		for want in "unknown subcommand: bogus" "nonexistent.snap: no such file" \
 			    "not a memmapcheck snapshot file" "snapshot needs -o FILE" \
 			    "invalid option" "diff takes one or two snapshot FILEs"; do
 			echo "$bad" | grep -q -- "$want"
 			check $? "$t: bad arguments: \"$want\""
 		done
 		if [ $cli_rc = 0 ]; then
-			echo "$bad" | grep -q "range 9999 does not exist"
-			check $? "$t: bad arguments: \"range 9999 does not exist\""
+			echo "$bad" | grep -Eq "range 9999 does not exist: this image has ranges 0-[0-9]+"
+			check $? "$t: bad arguments: \"range 9999 does not exist: this image has ranges 0-N\""
 		fi
 		sed -n '/^@@ alive/,/^@@ end/p' "$out" | grep -q fingerprint && grep -q '^@@ end' "$out"
 		check $? "$t: the session goes on after the errors (a later command works)"

@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""What the Python test scripts (tests/*.t) share: their TAP output, and where
+the material they test with lies (the build, the cache, the committed dumps
+and the saved layout of the kernel an image ran).
+
+A script imports it with its own directory on sys.path:
+    sys.dont_write_bytecode = True    # no tests/__pycache__ left behind
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from taplib import CLI, Tap       # noqa: E402
+"""
+import os
+import re
+import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("MMC_BUILD", os.path.join(TOP, "build"))
+CLI = os.path.join(BUILD, "memmapcheck")
+CACHE = os.environ.get("MEMMAPCHECK_CACHE",
+                       os.path.join(os.path.expanduser("~"), ".cache", "memmapcheck"))
+LAYOUTS = os.path.join(TOP, "test-vectors", "layouts")
+
+
+class Tap:
+    """The numbered results of one script and its plan, printed last.
+
+    A failure is followed by its diag text as '# ' lines: the first
+    diag_lines of them, the last ones with diag_last (where the end of a
+    log says what went wrong), all with diag_lines=None.  diag need not be
+    a string (str() of it is printed)."""
+
+    def __init__(self, diag_lines=30, diag_last=False):
+        self.n = 0
+        self.failed = 0
+        self.diag_lines = diag_lines
+        self.diag_last = diag_last
+
+    def __call__(self, ok, what, diag=None, todo=None):
+        """One result.  todo: why a failure is known and not settled yet;
+        it is reported as a TAP TODO (diag included) and does not make the
+        script fail."""
+        self.n += 1
+        line = ("ok" if ok else "not ok") + " %d - %s" % (self.n, what)
+        if todo:
+            line += " # TODO " + todo
+        print(line)
+        if not ok:
+            if not todo:
+                self.failed += 1
+            lines = ("" if diag is None else str(diag)).splitlines()
+            if self.diag_lines is not None:
+                lines = lines[-self.diag_lines:] if self.diag_last else lines[:self.diag_lines]
+            for d in lines:
+                print("# " + d)
+        sys.stdout.flush()
+
+    def skip(self, why, what=None):
+        """A result not tested here, and why: "ok N - what # SKIP why"
+        ("ok N # SKIP why" without what)."""
+        self.n += 1
+        print("ok %d%s # SKIP %s" % (self.n, " - " + what if what else "", why))
+        sys.stdout.flush()
+
+    def plan(self):
+        """Print the plan (1..N, after the results); return the script's exit
+        status: 1 if a result failed, else 0."""
+        print("1..%d" % self.n)
+        sys.stdout.flush()
+        return 1 if self.failed else 0
+
+
+def skip_all(why, stderr=False):
+    """Nothing of the script can run here: the plan 1..0 with the reason, and
+    exit 0.  stderr: say it there too, where a quiet prove run shows it."""
+    print("1..0 # SKIP " + why)
+    if stderr:
+        print("%s: SKIPPED: %s" % (os.path.basename(sys.argv[0]), why), file=sys.stderr)
+    sys.exit(0)
+
+
+_unpacked = {}
+
+
+def unpack(group):
+    """dumps/<group>.tar.xz unpacked into the cache by scripts/unpack-dumps.sh
+    (which does it once per tar content; asked once per run here):
+    (its directory, or None if that failed; the script's stderr)."""
+    if group not in _unpacked:
+        r = subprocess.run([os.path.join(TOP, "scripts", "unpack-dumps.sh"), group],
+                           capture_output=True)
+        _unpacked[group] = (r.stdout.decode().strip() if r.returncode == 0 else None,
+                            r.stderr.decode(errors="replace"))
+    return _unpacked[group]
+
+
+def unpacked(group):
+    """The directory of the unpacked dumps/<group>.tar.xz, or None."""
+    return unpack(group)[0]
+
+
+def group_of(image):
+    """The dumps/<group>.tar.xz an image is committed in."""
+    return "6.1-stock" if image.startswith("6.1-") else image.split("-", 1)[0]
+
+
+def kernel_of(image):
+    """The kernel (saved layout) of an image: its name without the boot (-bN,
+    or -kdump for the kdump-captured one) and without what only the guest
+    changed (5-level paging, a one-namespace layout); -kaslr and -fixed are
+    kernels of their own.  The rule scripts/make-vectors.sh saves the layouts
+    by (its kernel_of()): each suffix stripped once, in this order."""
+    k = re.sub(r"-b\d+$", "", image)
+    for sfx in ("-kdump", "-la57", "-dax1g-section", "-dax1g-misaligned"):
+        if k.endswith(sfx):
+            k = k[:-len(sfx)]
+    return k
+
+
+def layout_of(image):
+    """The saved layout (test-vectors/layouts/) of the kernel an image ran."""
+    return os.path.join(LAYOUTS, kernel_of(image) + ".layout")
+
+
+def dump_path(image):
+    """The committed dump of an image, or None.  MMC_VECTOR_DIR/<image>.kdump
+    (or .elf) first (images not packed yet), then dumps/<image>.kdump|.elf;
+    else dumps/<group>.tar.xz, which holds <image>.kdump files (uncompressed
+    kdump format; xz over the whole tar lets images share the dictionary),
+    unpacked into the cache by scripts/unpack-dumps.sh."""
+    for d in filter(None, [os.environ.get("MMC_VECTOR_DIR"), os.path.join(TOP, "dumps")]):
+        for ext in (".kdump", ".elf"):
+            p = os.path.join(d, image + ext)
+            if os.path.exists(p):
+                return p
+    g = group_of(image)
+    if not os.path.exists(os.path.join(TOP, "dumps", g + ".tar.xz")):
+        return None
+    d = unpacked(g)
+    if not d:
+        return None
+    p = os.path.join(d, image + ".kdump")
+    return p if os.path.exists(p) else None
