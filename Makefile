@@ -5,7 +5,7 @@
 #   make check         all tests (normal build, then ASan+UBSan build), via prove
 #   make install       PREFIX=/usr/local DESTDIR=
 #   make vectors       regenerate every real test image into the cache (slow)
-#   make bench         benchmark against crash and drgn (not a test)
+#   make bench         benchmark against crash, drgn, libkdumpfile (not a test)
 
 VERSION   := 0.1
 PREFIX    ?= /usr/local
@@ -15,8 +15,8 @@ CC        ?= cc
 PKG_CONFIG ?= pkg-config
 B         ?= build
 
-DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libkdumpfile libdw 2>/dev/null)
-DEPS_LIBS   := $(shell $(PKG_CONFIG) --libs libkdumpfile libdw 2>/dev/null) -lelf
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libkdumpfile libaddrxlat libdw 2>/dev/null)
+DEPS_LIBS   := $(shell $(PKG_CONFIG) --libs libkdumpfile libaddrxlat libdw 2>/dev/null) -lelf -pthread
 
 WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
              -Wno-unused-parameter
@@ -60,7 +60,16 @@ $(B)/tests/%: tests/unit/%.c $(LIB) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIB) $(DEPS_LIBS) $(LDSAN)
 
-unit: $(UNIT_BIN) $(B)/tests/mksynth
+# The fuzz targets, built without libFuzzer (fuzz/standalone.c): run on
+# seeds and crash reproducers by tests/fuzz.t.
+FUZZ_TARGETS := snapshot layout decode walk dump patterns
+FUZZ_REGRESS := $(patsubst %,$(B)/tests/fuzz_%,$(FUZZ_TARGETS))
+
+unit: $(UNIT_BIN) $(B)/tests/mksynth $(FUZZ_REGRESS)
+
+$(B)/tests/fuzz_%: fuzz/fuzz_%.c fuzz/standalone.c $(LIB) $(wildcard tests/unit/*.h fuzz/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< fuzz/standalone.c $(LIB) $(DEPS_LIBS) $(LDSAN)
 
 $(B)/tests/mksynth: tests/unit/mksynth.c $(LIB) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
@@ -77,28 +86,64 @@ check:
 	$(MAKE) check-normal
 	$(MAKE) check-san
 
-check-normal: all unit
-	MMC_BUILD=$(abspath $(B)) prove -v --timer $(UNIT_BIN) tests/*.t
+# The crash session under valgrind (tests/crash-session.t): 300 mixed
+# commands keep make check inside CI's time; `make check
+# CRASH_VALGRIND_CMDS=2000` is the long session.
+CRASH_VALGRIND_CMDS ?= 300
 
-# The crash extension is built for crash, not sanitized: crash.t runs once.
-SAN_TESTS := $(filter-out tests/crash.t,$(wildcard tests/*.t))
+check-normal: all unit
+	MMC_BUILD=$(abspath $(B)) MMC_CRASH_VALGRIND=1 MMC_CRASH_VALGRIND_CMDS=$(CRASH_VALGRIND_CMDS) prove -v --timer $(UNIT_BIN) tests/*.t
+
+# The crash extension is built for crash, not sanitized: its tests run once.
+SAN_TESTS := $(filter-out tests/crash.t tests/crash-session.t,$(wildcard tests/*.t))
 
 check-san:
 	$(MAKE) B=build-san SANITIZE=1 lib cli unit
-	MMC_BUILD=$(abspath build-san) MMC_SANITIZED=1 prove --timer \
+	MMC_BUILD=$(abspath build-san) MMC_SANITIZED=1 \
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 prove --timer \
 		$(patsubst tests/unit/%.c,build-san/tests/%,$(UNIT_SRC)) $(SAN_TESTS)
+
+# libFuzzer with ASan+UBSan (clang): `make fuzz FUZZ_SECONDS=N` runs every
+# target for N seconds from seeds made from the committed vectors
+# (fuzz/mkseeds.py) and prints execs and crashes per target (fuzz/run.sh).
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_B       := $(B)/fuzz
+FUZZ_CFLAGS  := $(CSTD) -g -O1 -fno-omit-frame-pointer -Iengine -Itests/unit \
+                $(DEPS_CFLAGS) -DMMC_VERSION=\"$(VERSION)\" \
+                -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_ENGINE_OBJ := $(patsubst %.c,$(FUZZ_B)/%.o,$(ENGINE_SRC))
+FUZZ_BIN     := $(patsubst %,$(FUZZ_B)/fuzz_%,$(FUZZ_TARGETS))
+.SECONDARY: $(FUZZ_ENGINE_OBJ)
+
+$(FUZZ_B)/engine/%.o: engine/%.c $(wildcard engine/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_B)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_ENGINE_OBJ) $(wildcard tests/unit/*.h fuzz/*.h)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_ENGINE_OBJ) $(DEPS_LIBS)
+
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_BIN)
+fuzz: fuzz-build
+	fuzz/run.sh $(abspath $(FUZZ_B)) $(FUZZ_SECONDS)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/memmapcheck
 	if [ -f cli/memmapcheck.1 ]; then install -m 644 cli/memmapcheck.1 $(DESTDIR)$(MANDIR)/man1/; fi
 	@if [ -f crash-ext/Makefile ]; then $(MAKE) -C crash-ext B=$(abspath $(B))/crash-ext install; fi
+	install -m 755 scripts/memmapcheck-prove $(DESTDIR)$(BINDIR)/memmapcheck-prove
+	install -d $(DESTDIR)$(PREFIX)/share/memmapcheck
+	cp -R scripts $(DESTDIR)$(PREFIX)/share/memmapcheck/
 
 vectors:
 	scripts/make-vectors.sh
 
+# BENCH_ARGS: options of scripts/bench.sh (e.g. --plot doc/bench-scaling.svg);
+# scripts/large-images.sh makes the images it measures.
 bench: all
-	scripts/bench.sh
+	B=$(abspath $(B)) scripts/bench.sh $(BENCH_ARGS)
 
 clean:
 	rm -rf build build-san
