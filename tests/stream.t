@@ -116,12 +116,17 @@ done
 "$M" compare --live --threads 2 synth.layout base.core synth.layout base.core > out 2> err
 rc=$?
 ok $(( rc != 0 )) "compare --threads 2 of an image with itself: exit $rc"
-for c in "diff base.snap base.snap" "layout -o x.layout synth.layout"; do
-	"$M" ${c%% *} --threads 2 ${c#* } > out 2> err
-	rc=$?
-	grep -q -- "--threads is not an option of ${c%% *}" err
-	ok $(( rc != 2 || $? )) "${c%% *} --threads: exit $rc, $(head -1 err)"
-done
+# diff takes --threads: either IMAGE may be a KERNEL DUMP pair it walks
+"$M" diff --threads 2 t1.snap t3.snap > out 2> err
+rc=$?
+ok $(( rc != 0 )) "diff --threads 2 of two snapshot files: exit $rc"
+"$M" diff --live --threads 2 synth.layout base.core t1.snap > out 2> err
+rc=$?
+ok $(( rc != 0 )) "diff --threads 2 of a walked image and its snapshot: exit $rc"
+"$M" layout --threads 2 -o x.layout synth.layout > out 2> err
+rc=$?
+grep -q -- "--threads is not an option of layout" err
+ok $(( rc != 2 || $? )) "layout --threads: exit $rc, $(head -1 err)"
 for v in 0 65 -1 x; do
 	"$M" snapshot --live --threads "$v" -o x.snap synth.layout base.core > out 2> err
 	rc=$?
