@@ -20,6 +20,9 @@ and these helpers are on PATH:
                                            (makedumpfile --dump-dmesg)
   crash-session IMAGE CMD...               crash in batch mode on a dump,
                                            printing "crash> CMD" and output
+                                           (crash 8.0.2 for 6.1, crash 9 of
+                                           the cache for 6.12 and 7.x, with
+                                           the extension built for it)
 The block shows "$ CMD" (a CMD starting with @ is not shown) and the
 output through FILTER.  Commands of one file run in order in one directory,
 so a later one may use a file an earlier one wrote.
@@ -50,14 +53,23 @@ VOLATILE = [
 HELPERS = r'''
 dmesg-of() { local d; d=$(mktemp -d); makedumpfile --dump-dmesg "$1.kdump" "$d/log" >/dev/null 2>&1 || { echo "dmesg-of: makedumpfile failed on $1" >&2; rm -rf "$d"; return 2; }; cat "$d/log"; rm -rf "$d"; }
 crash-session() {
-	local img=$1 vml crash=crash; shift
+	local img=$1 vml crash=crash cfg flags= ver; shift
 	case $img in
 	6.1-*) vml=vmlinux-6.1.0-57-amd64 ;;
-	*) echo "crash-session: only the 6.1 images have their vmlinux here" >&2; return 2 ;;
+	*)	# 6.12 and 7.x: crash 9 (scripts/build-crash9.sh) and the vmlinux
+		# of the image's kernel from the cache
+		crash=$MEMMAPCHECK_CACHE/crash-9/root/usr/bin/crash
+		vml=$(echo "$img" | sed -E 's/-(b[0-9]+|kdump)$//').vmlinux
+		[ -x "$crash" ] && [ -e "$vml" ] ||
+			{ echo "crash-session: $img needs crash 9 and $vml" >&2; return 2; }
+		cfg=$MEMMAPCHECK_CACHE/kernels/${vml%.vmlinux}/config
+		grep -q '^CONFIG_MODULES=y' "$cfg" 2>/dev/null || flags=--no_modules ;;
 	esac
+	# `extend memmapcheck.so` finds the extension built for this crash
+	ver=$("$crash" --version 2>/dev/null | awk '/^crash /{print $2; exit}')
 	local c
 	for c in "$@"; do printf 'echo @@mmc@@ %s\n%s\n' "$c" "$c"; done |
-		"$crash" -s "$vml" "$img.kdump" 2>&1 |
+		CRASH_EXTENSIONS=$MMC_BUILD/crash-ext/$ver "$crash" -s $flags "$vml" "$img.kdump" 2>&1 |
 		sed -n '/^@@mmc@@ /,$p' | sed 's/^@@mmc@@ /crash> /; /^$/d'
 }
 export -f dmesg-of crash-session
@@ -117,6 +129,7 @@ def run(cmdline, work, bindir):
         cmd = cmd.lstrip("@").strip()
         script = ". %s/helpers.sh\n{ %s\n} 2>&1%s" % (bindir, cmd, (" | " + filt) if filt else "")
         env = dict(os.environ, PATH=os.pathsep.join([BUILD, bindir, os.environ["PATH"]]),
+                   MEMMAPCHECK_CACHE=CACHE, MMC_BUILD=BUILD,
                    LC_ALL="C", COLUMNS="200")
         r = subprocess.run(["bash", "-c", script], cwd=work, env=env,
                            capture_output=True, text=True)
