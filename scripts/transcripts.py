@@ -7,6 +7,9 @@ A transcript is an indented code block right after a marker line:
   <!-- transcript: CMD [|| FILTER] [;; CMD [|| FILTER]]... -->
   <!-- transcript needs=A,B: ... -->       (skipped when A or B is missing)
   <!-- transcript-recorded: WHAT -->       (recorded once; never rerun)
+  <!-- generated: CMD -->                  (the markdown lines up to the
+                                           next blank line are CMD's output
+                                           as it is: a table, not a block)
 
 Each CMD runs with bash in a work directory that holds the committed
 material under plain names: every saved layout (test-vectors/layouts/
@@ -45,6 +48,7 @@ CACHE = os.environ.get("MEMMAPCHECK_CACHE",
 BUILD = os.environ.get("MMC_BUILD", os.path.join(TOP, "build"))
 MARK = re.compile(r"^<!-- transcript( needs=([^:]*))?: (.*) -->$")
 RECORDED = re.compile(r"^<!-- transcript-recorded: (.*) -->$")
+GENERATED = re.compile(r"^<!-- generated: (.*) -->$")
 VOLATILE = [
     (re.compile(r"\d+\.\d+ s \(\d+(\.\d+)? [kM]? ?pages/s\)"), "T s (R pages/s)"),
     (re.compile(r"; \d+\.\d+ s"), "; T s"),
@@ -112,7 +116,7 @@ def setup(work):
             os.symlink(v, os.path.join(work, k + ".vmlinux"))
     bindir = os.path.join(work, ".bin")
     os.mkdir(bindir)
-    for s in ("oracle.py", "physmem.py", "oracle-table.py"):
+    for s in ("oracle.py", "physmem.py", "oracle-table.py", "images-table.py"):
         with open(os.path.join(bindir, s), "w") as f:
             f.write('#!/bin/sh\nexec /usr/bin/python3 "%s" "$@"\n' % os.path.join(TOP, "scripts", s))
         os.chmod(os.path.join(bindir, s), 0o755)
@@ -121,7 +125,9 @@ def setup(work):
     return bindir
 
 
-def run(cmdline, work, bindir):
+def run(cmdline, work, bindir, generated=False):
+    """The block for cmdline: "$ CMD" and its output indented, or, for a
+    generated block, the output alone as it is."""
     out = []
     for part in cmdline.split(" ;; "):
         cmd, _, filt = part.partition(" || ")
@@ -133,10 +139,12 @@ def run(cmdline, work, bindir):
                    LC_ALL="C", COLUMNS="200")
         r = subprocess.run(["bash", "-c", script], cwd=work, env=env,
                            capture_output=True, text=True)
-        if show:
+        if show and not generated:
             out.append("$ " + cmd)
         text = r.stdout
         out += text.rstrip("\n").split("\n") if text.strip() else []
+    if generated:
+        return out
     return ["    " + l if l.strip() else "" for l in out]
 
 
@@ -152,11 +160,18 @@ def mask(lines):
 
 
 def blocks(lines):
-    """(marker index, needs, cmd or None, recorded what, block start, block end)."""
+    """(marker index, needs, cmd or None, recorded what, block start, block end,
+    generated: the block is CMD's output as it is)."""
     i = 0
     while i < len(lines):
-        m, rec = MARK.match(lines[i]), RECORDED.match(lines[i])
-        if m or rec:
+        m, rec, gen = MARK.match(lines[i]), RECORDED.match(lines[i]), GENERATED.match(lines[i])
+        if gen:
+            j = k = i + 1
+            while k < len(lines) and lines[k].strip():
+                k += 1
+            yield i, [], gen.group(1), None, j, k, True
+            i = k
+        elif m or rec:
             j = i + 1
             k = j
             while k < len(lines) and (lines[k].startswith("    ") or
@@ -164,9 +179,9 @@ def blocks(lines):
                                        lines[k + 1].startswith("    "))):
                 k += 1
             if m:
-                yield i, (m.group(2) or "").split(",") if m.group(2) else [], m.group(3), None, j, k
+                yield i, (m.group(2) or "").split(",") if m.group(2) else [], m.group(3), None, j, k, False
             else:
-                yield i, [], None, rec.group(1), j, k
+                yield i, [], None, rec.group(1), j, k, False
             i = k
         else:
             i += 1
@@ -192,7 +207,7 @@ def main(argv):
             lines = open(path).read().split("\n")
             new = list(lines)
             offset = 0
-            for i, needs, cmd, rec, j, k in list(blocks(lines)):
+            for i, needs, cmd, rec, j, k, generated in list(blocks(lines)):
                 name = "%s:%d" % (os.path.relpath(path, TOP), i + 1)
                 if rec is not None:
                     if check:
@@ -207,7 +222,7 @@ def main(argv):
                     else:
                         print("transcripts: %s kept: needs %s" % (name, ",".join(missing)), file=sys.stderr)
                     continue
-                got = run(cmd, work, bindir)
+                got = run(cmd, work, bindir, generated)
                 if check:
                     n += 1
                     want = mask(lines[j:k])
