@@ -37,6 +37,7 @@ struct opts {
 	long range;		/* -r, -1: all */
 	size_t max_pages;	/* -n */
 	bool all_pages;		/* --all-pages */
+	size_t max_groups;	/* --max-groups: pfn groups listed (diff, lint) */
 	bool live;
 	bool quiet;
 	int progress;		/* -1 auto (tty), 0 off, 1 on */

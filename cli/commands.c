@@ -396,7 +396,7 @@ static bool per_page(void)
 static int run_diff(const struct opts *o, struct mmc_snapshot *a,
 		    struct mmc_snapshot *b, char **inputs, int ninputs)
 {
-	struct mmc_diff_opts dopts = { .max_groups = 200 };
+	struct mmc_diff_opts dopts = { .max_groups = o->max_groups };
 	struct mmc_diff_result *res = NULL;
 	struct mmc_error *err;
 	struct diff_args da;
@@ -751,7 +751,7 @@ static int lint_exit(const struct mmc_snapshot *s, const struct mmc_lint_result 
 int cmd_lint(const struct opts *o, int argc, char **argv)
 {
 	const char *outs[] = { o->report };
-	struct mmc_lint_opts lo = { .max_groups = 200 };
+	struct mmc_lint_opts lo = { .max_groups = o->max_groups };
 	struct mmc_lint_result *lr = NULL;
 	struct mmc_snapshot *s = NULL;
 	struct mmc_error *err;

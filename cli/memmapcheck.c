@@ -31,6 +31,7 @@ enum opt_bit {
 	OB_QUIET = 1u << 8,	/* -q */
 	OB_MAP = 1u << 9,	/* --map */
 	OB_THREADS = 1u << 10,	/* --threads */
+	OB_GROUPS = 1u << 11,	/* --max-groups */
 };
 
 struct command {
@@ -53,15 +54,15 @@ static const struct command commands[] = {
 	  "snapshot -o FILE [--live] [--threads N] KERNEL DUMP",
 	  "normalised struct pages of every range, to FILE ('-': standard output)" },
 	{ "diff", cmd_diff,
-	  OB_FORMAT | OB_REPORT | OB_PAGES | OB_MAP | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
-	  "diff [-n N | --all-pages] [-f FMT] [--report FILE] [--map DIR] [--threads N] BASE NEW",
+	  OB_FORMAT | OB_REPORT | OB_PAGES | OB_GROUPS | OB_MAP | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
+	  "diff [-n N | --all-pages] [--max-groups N] [-f FMT] [--report FILE] [--map DIR] [--threads N] BASE NEW",
 	  "compare two IMAGEs; -n N: differing pages shown in detail (default 20)" },
 	{ "compare", cmd_compare,
-	  OB_FORMAT | OB_REPORT | OB_PAGES | OB_SAVE | OB_MAP | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
-	  "compare [-n N | --all-pages] [-f FMT] [--report FILE] [--map DIR] [--save-base F] [--save-new F] [--threads N] BASE_KERNEL BASE_DUMP NEW_KERNEL NEW_DUMP",
+	  OB_FORMAT | OB_REPORT | OB_PAGES | OB_GROUPS | OB_SAVE | OB_MAP | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
+	  "compare [-n N | --all-pages] [--max-groups N] [-f FMT] [--report FILE] [--map DIR] [--save-base F] [--save-new F] [--threads N] BASE_KERNEL BASE_DUMP NEW_KERNEL NEW_DUMP",
 	  "snapshot and diff two kernel+dump pairs in one go" },
-	{ "lint", cmd_lint, OB_FORMAT | OB_REPORT | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
-	  "lint [-f FMT] [--report FILE] [--live] [--threads N] IMAGE",
+	{ "lint", cmd_lint, OB_FORMAT | OB_REPORT | OB_GROUPS | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
+	  "lint [--max-groups N] [-f FMT] [--report FILE] [--live] [--threads N] IMAGE",
 	  "check one image against the kernel's own rules" },
 	{ "layout", cmd_layout, OB_OUTPUT | OB_CHECK | OB_QUIET, NULL,
 	  "layout -o FILE VMLINUX | layout --check FILE VMLINUX",
@@ -91,6 +92,7 @@ static const char usage_tail[] =
 "  -r, --range N        show: only range N\n"
 "  -n, --max-pages N    diff, compare: differing pages shown in detail (default 20, 0: none)\n"
 "      --all-pages      diff, compare: every differing page in detail\n"
+"      --max-groups N   diff, compare, lint: pfn groups listed (default 200)\n"
 "      --live           DUMP is /proc/kcore (or a kcore-format file)\n"
 "      --threads N      threads reading each dump walked (1: sequential; default\n"
 "                       MEMMAPCHECK_THREADS, else the online CPUs, at most 8)\n"
@@ -253,6 +255,7 @@ static const struct option longopts[] = {
 	{ "range", required_argument, NULL, 'r' },
 	{ "max-pages", required_argument, NULL, 'n' },
 	{ "all-pages", no_argument, NULL, 'A' },
+	{ "max-groups", required_argument, NULL, 'G' },
 	{ "live", no_argument, NULL, 'L' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "progress", no_argument, NULL, 'P' },
@@ -279,6 +282,7 @@ static unsigned int opt_group(int c, const char **name)
 	case 'r': *name = "-r/--range"; return OB_RANGE;
 	case 'n': *name = "-n/--max-pages"; return OB_PAGES;
 	case 'A': *name = "--all-pages"; return OB_PAGES;
+	case 'G': *name = "--max-groups"; return OB_GROUPS;
 	case 'L': *name = "--live"; return OB_LIVE;
 	case 'P': *name = "--progress"; return OB_LIVE;
 	case 'p': *name = "--no-progress"; return OB_LIVE;
@@ -364,6 +368,13 @@ static int parse_options(const struct command *c, int argc, char **argv,
 		case 'A':
 			o->all_pages = true;
 			break;
+		case 'G':
+			/* a group costs a few hundred bytes: 2^24 of them is GBs */
+			if (!parse_count(optarg, 1UL << 24, &v) || v < 1)
+				return cli_usage_error(c->name, "--max-groups takes a number from 1 to %lu, not '%s'",
+						       1UL << 24, optarg);
+			o->max_groups = (size_t)v;
+			break;
 		case 'L':
 			o->live = true;
 			break;
@@ -396,7 +407,7 @@ static int run(int argc, char **argv)
 {
 	struct opts o = {
 		.format = MMC_FMT_TEXT, .report_format = MMC_FMT_KTAP,
-		.range = -1, .max_pages = 20, .progress = -1,
+		.range = -1, .max_pages = 20, .max_groups = 200, .progress = -1,
 	};
 	const struct command *c;
 	bool help = false;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lint_int.h"
+#include "mmc_util.h"
 
 const char *mmc_lint_verdict_name(enum mmc_lint_verdict v)
 {
@@ -34,6 +35,11 @@ static void group_flush(struct lint_ctx *c, enum mmc_rule rule)
 	g->active = false;
 	if (res->nviolations >= c->max_groups)
 		return;
+	if (!mmc_grow_array((void **)&res->violations, &c->violations_cap,
+			    res->nviolations + 1, sizeof(*res->violations), 64)) {
+		c->oom = true;
+		return;
+	}
 	v = &res->violations[res->nviolations++];
 	snprintf(v->rule, sizeof(v->rule), "%s", mmc_rule_info(rule)->name);
 	v->rule_id = rule;
@@ -164,7 +170,8 @@ static void conclude(struct lint_ctx *c)
 		rc->rule_id = (enum mmc_rule)r;
 		rc->pages = c->rule_pages[r];
 	}
-	qsort(res->violations, res->nviolations, sizeof(*res->violations), cmp_violation);
+	if (res->nviolations)
+		qsort(res->violations, res->nviolations, sizeof(*res->violations), cmp_violation);
 }
 
 struct mmc_error *mmc_lint(const struct mmc_snapshot *snap,
@@ -184,9 +191,6 @@ struct mmc_error *mmc_lint(const struct mmc_snapshot *snap,
 	if (!res || !c)
 		goto nomem;
 	c->max_groups = opts && opts->max_groups ? opts->max_groups : 200;
-	res->violations = calloc(c->max_groups, sizeof(*res->violations));
-	if (!res->violations)
-		goto nomem;
 	c->snap = snap;
 	c->opts = opts;
 	c->res = res;
@@ -210,6 +214,8 @@ struct mmc_error *mmc_lint(const struct mmc_snapshot *snap,
 			goto nomem;
 		flush_all(c);
 	}
+	if (c->oom)
+		goto nomem;
 	conclude(c);
 	free(c);
 	*out = res;

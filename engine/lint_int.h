@@ -68,6 +68,8 @@ struct lint_ctx {
 	const struct mmc_lint_opts *opts;
 	struct mmc_lint_result *res;
 	size_t max_groups;
+	size_t violations_cap;		/* res->violations grows up to max_groups */
+	bool oom;			/* a violation could not be kept */
 	uint64_t rule_pages[MMC_RULE_COUNT];
 
 	/* the kernel */

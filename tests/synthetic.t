@@ -207,6 +207,9 @@ rc_msg 2 "-n takes a number of pages >= 0, not '-1'" "$M" diff -n -1 base.snap r
 rc_msg 2 "-n takes a number of pages >= 0, not 'x'" "$M" diff -n x base.snap refcount.snap
 rc_msg 2 '-n and --all-pages contradict' "$M" diff -n 2 --all-pages base.snap refcount.snap
 rc_msg 2 'range 99 does not exist: this image has ranges 0-1' "$M" show -r 99 base.snap
+rc_msg 2 "--max-groups takes a number from 1 to 16777216, not '0'" "$M" diff --max-groups 0 base.snap refcount.snap
+rc_msg 2 'ranges: --max-groups is not an option of ranges' "$M" ranges --max-groups 5 base.snap
+rc_msg 1 'GROUPS \(1 of [2-9]' "$M" diff --max-groups 1 base.snap refcount.snap
 rc_msg 2 'nothere.snap: no such file' "$M" diff base.snap nothere.snap
 rc_msg 2 'nothere.core: no such file' "$M" snapshot -o x.snap synth.layout nothere.core
 rc_msg 2 'synth.layout: not a snapshot file, so a KERNEL: the DUMP after it is missing' "$M" ranges synth.layout
