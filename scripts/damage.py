@@ -37,6 +37,7 @@ an ELF vmcore of every meta and struct frame and 256 others.
 import bisect
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -711,12 +712,14 @@ def check(m, layout, base_snap, c, work, unread0):
     if crash:
         return False, 'rc %s' % rc, 'crashed or hung: ' + err[-300:]
     named = os.path.basename(c.path) in err
+    # where in the file or the kernel: an offset, an address or a size
+    located = bool(re.search(r'offset \d|0x[0-9a-f]+|\d+ bytes|needs? \d', err))
     if rc in (2, 3) or (rc == 4 and not os.path.exists(snap)):
         outcome = 'exit %d' % rc
-        if c.cls == 'format':
-            return named, outcome, '' if named else 'message does not name the file'
-        if c.cls in ('meta', 'meta-or-clean'):
-            return named, outcome, '' if named else 'message does not name the file'
+        if c.cls in ('format', 'meta', 'meta-or-clean'):
+            good = named and located
+            return good, outcome, '' if good else \
+                'message does not name the file and where: ' + err.strip()[-200:]
         return False, outcome, 'refused: ' + err.strip()[-300:]
     drc, dout, derr = run([m, 'diff', '--json', base_snap, snap])
     if drc not in (0, 1, 4):
@@ -732,9 +735,11 @@ def check(m, layout, base_snap, c, work, unread0):
         good = drc != 0 or rc == 0
         return good, outcome, ''
     if c.cls == 'meta':
-        # written with exit 4: the snapshot itself says what is missing
-        good = rc == 4 and drc != 0
-        return good, outcome, '' if good else 'expected exit 2 or 4'
+        # written with exit 4: the snapshot itself says what is missing,
+        # and the warning names the file
+        good = rc == 4 and drc != 0 and named
+        return good, outcome, '' if good else \
+            'expected exit 2 or 4 naming the file: ' + err.strip()[-200:]
     # struct: different or incomplete, naming only those pfns
     if drc == 0:
         return False, outcome, 'identical although compared struct pages were damaged'

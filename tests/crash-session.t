@@ -132,7 +132,9 @@ def interrupts(crash, ver, so, vmlinux, dump, work):
         s.send('memmapcheck show | head -2\nmemmapcheck lint -j | head -1\n')
         s.mark(600)
         rss1 = s.rss_kb()
-        tap(cut > 0, '%s: %d of 40 walks (%.2f s each) cut short by ^C, %d commands interrupted'
+        # delays spread over 0-1.1 walks: most land inside one; a quarter
+        # at least, or the test did not interrupt walks
+        tap(cut >= 10, '%s: %d of 40 walks (%.2f s each) cut short by ^C, %d commands interrupted'
             % (name, cut, walk, cmds))
         s.send('memmapcheck diff %s/base.snap\n' % work)
         out = s.mark(120)
