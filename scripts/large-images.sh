@@ -41,6 +41,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 CACHE=${MEMMAPCHECK_CACHE:-$HOME/.cache/memmapcheck}
 PY=/usr/bin/python3
 OUT=$CACHE/large
+# shellcheck source=lib-qemu.sh
+. "$here/lib-qemu.sh"
 
 usage() { sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 kdir=$CACHE/kernels/6.12-base sizes="1 10 100" modes="devdax2m-mem devdax2m-dev fsdax devdax1g"
@@ -68,8 +70,7 @@ kname=$(basename "$kdir")
 mkdir -p "$OUT"
 
 work=$(mktemp -d "$OUT/.work.XXXXXX")
-qpid=
-cleanup() { [ -n "$qpid" ] && kill "$qpid" 2>/dev/null; rm -rf "$work"; }
+cleanup() { mmc_qemu_stop; rm -rf "$work"; }
 trap cleanup EXIT
 initrd=$work/initrd.cpio.gz
 "$here/guest/build-initramfs.sh" -o "$initrd" >/dev/null 2>&1
@@ -105,29 +106,6 @@ layout() {
 	esac
 }
 
-# qmp SOCK CMD_JSON...: run QMP commands in one session, print "seconds" per command
-qmp() {
-	"$PY" - "$@" <<'PYEOF'
-import json, socket, sys, time
-s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
-def cmd(c):
-    f.write(json.dumps(c) + "\n"); f.flush()
-    while True:
-        line = f.readline()
-        if not line:
-            return None
-        r = json.loads(line)
-        if "return" in r: return r["return"]
-        if "error" in r: sys.exit("QMP error: %s" % r["error"])
-json.loads(f.readline())
-cmd({"execute": "qmp_capabilities"})
-for c in sys.argv[2:]:
-    t0 = time.monotonic()
-    cmd(json.loads(c))
-    print("%.1f" % (time.monotonic() - t0), flush=True)
-PYEOF
-}
-
 make_one() {
 	local mode=$1 n=$2 name base log sock t0 t_ready elf= flat
 	name=$kname-$mode-${n}g base=$OUT/$name
@@ -140,42 +118,32 @@ make_one() {
 	local cmdline="nokaslr no_timer_check console=ttyS0 panic=-1 memmap=$memmap mmc.mode=normal mmc.rebind=1 mmc.ns=$ns"
 	echo "large-images: $name: -m ${ram}G, memmap=$memmap, mmc.ns=$ns"
 	t0=$(now)
-	nice -n 5 qemu-system-x86_64 -M pc,memory-backend=m0 -accel tcg -cpu max,la57=off -smp 1 \
-		-object memory-backend-ram,id=m0,size=${ram}G,reserve=off -m ${ram}G \
-		-nodefaults -display none -no-reboot -kernel "$kdir/bzImage" -initrd "$initrd" \
-		-append "$cmdline" -serial "file:$log" -qmp "unix:$sock,server=on,wait=off" \
-		-device vmcoreinfo > "$work/qemu.out" 2>&1 &
-	qpid=$!
-	while ! grep -q MEMMAPCHECK-READY "$log" 2>/dev/null; do
-		if ! kill -0 $qpid 2>/dev/null || grep -q -e 'Kernel panic' -e MEMMAPCHECK-FAILED "$log" 2>/dev/null ||
-		   [ "$(since "$t0" | cut -d. -f1)" -ge 3600 ]; then
-			echo "large-images: $name: guest failed or timed out; console tail:" >&2
-			tail -20 "$log" >&2; cat "$work/qemu.out" >&2
-			cp "$log" "$base.console.log"; kill $qpid 2>/dev/null; qpid=; return 1
-		fi
-		sleep 1
-	done
+	mmc_qemu_start -k "$kdir/bzImage" -i "$initrd" -a "$cmdline" -l "$log" -q "$sock" \
+		-o "$work/qemu.out" --ram "${ram}G" --huge
+	local wrc=0
+	mmc_qemu_wait 3600 MEMMAPCHECK-READY 'Kernel panic|MEMMAPCHECK-FAILED' || wrc=$?
+	if [ $wrc != 0 ]; then
+		echo "large-images: $name: guest not ready: $(mmc_qemu_why $wrc); console tail:" >&2
+		mmc_qemu_tail 20
+		cp "$log" "$base.console.log"; mmc_qemu_stop; return 1
+	fi
 	t_ready=$(since "$t0")
 	grep -q 'MEMMAPCHECK-READY status=0' "$log" ||
 		echo "large-images: $name: WARNING: guest setup reported failures (see $base.console.log)" >&2
 	sleep 1
 	flat=$work/$name.flat
-	local cmds=()
+	local t_elf=- t_zlib t_r t_lzo=- t_zstd=- t_snappy=- t_holes=- t1
 	if [ "$n" -le "$elf_max" ]; then
 		elf=$base.elf
-		cmds+=('{"execute":"dump-guest-memory","arguments":{"paging":false,"protocol":"file:'"$elf.tmp"'","format":"elf"}}')
+		t1=$(now)
+		mmc_qemu_dump "$elf.tmp" elf || { echo "large-images: $name: ELF dump failed" >&2; return 1; }
+		t_elf=$(since "$t1")
 	fi
-	cmds+=('{"execute":"dump-guest-memory","arguments":{"paging":false,"protocol":"file:'"$flat"'","format":"kdump-zlib"}}')
-	cmds+=('{"execute":"quit"}')
-	local times
-	times=$(qmp "$sock" "${cmds[@]}" | tr '\n' ' ')
-	wait $qpid 2>/dev/null || true
-	qpid=
+	t1=$(now)
+	mmc_qemu_dump "$flat" kdump-zlib || { echo "large-images: $name: kdump-zlib dump failed" >&2; return 1; }
+	t_zlib=$(since "$t1")
+	mmc_qemu_quit
 	cp "$log" "$base.console.log"
-	set -- $times
-	local t_elf=- t_zlib t_r t_lzo=- t_zstd=- t_snappy=- t_holes=- t1
-	[ -n "$elf" ] && { t_elf=$1; shift; }
-	t_zlib=$1
 
 	t1=$(now)
 	makedumpfile -R "$base.zlib.kdump.tmp" < "$flat" > "$work/mdf.log" 2>&1 ||
