@@ -35,7 +35,8 @@ static void same_lint(const struct mmc_snapshot *s)
 	     a->violations_total != b->violations_total || a->nviolations != b->nviolations ||
 	     a->nrules != b->nrules || a->verdict != b->verdict || a->gaps != b->gaps ||
 	     memcmp(a->rules, b->rules, a->nrules * sizeof(a->rules[0])) ||
-	     memcmp(a->violations, b->violations, a->nviolations * sizeof(a->violations[0]))))
+	     (a->nviolations &&
+	      memcmp(a->violations, b->violations, a->nviolations * sizeof(a->violations[0])))))
 		abort();
 	mmc_error_destroy(ea);
 	mmc_error_destroy(eb);
