@@ -305,6 +305,30 @@ static const struct mmc_mem_ops mem_kdump_ops = {
 };
 
 /*
+ * libkdumpfile refused the file as a whole (mostly "Unknown file format"):
+ * say what its first bytes are, where every format keeps its signature
+ * ("KDUMP   ", "\177ELF", "makedumpfile").
+ */
+static struct mmc_error *kdump_open_fail(struct mem_kdump *kd, kdump_status st)
+{
+	const char *msg = kdump_get_err(kd->ctx);
+	unsigned char head[16];
+	char hex[3 * sizeof(head) + 1] = "", text[sizeof(head) + 1];
+	ssize_t n = pread(kd->fd, head, sizeof(head), 0);
+
+	for (ssize_t i = 0; i < n; i++) {
+		size_t at = i ? 3 * (size_t)i - 1 : 0;
+
+		snprintf(hex + at, sizeof(hex) - at, "%s%02x", i ? " " : "", head[i]);
+		text[i] = head[i] >= 0x20 && head[i] < 0x7f ? (char)head[i] : '.';
+	}
+	text[n > 0 ? n : 0] = '\0';
+	return mmc_error_create(MMC_ERR_INPUT, kd->path,
+				"kdump_open_fd: %s; offset 0 holds %s \"%s\" (a kdump-compressed dump starts with \"KDUMP   \", an ELF vmcore with \"\\177ELF\", a flattened dump with \"makedumpfile\")",
+				msg ? msg : kdump_strerror(st), n > 0 ? hex : "nothing", text);
+}
+
+/*
  * ELF dumps name their machine; kdump-compressed ones made from QEMU's
  * flattened output may not, and libkdumpfile needs the arch before it can
  * set up Linux address translation.
@@ -337,7 +361,7 @@ static struct mmc_error *kdump_setup(struct mem_kdump *kd, struct mmc_mem *mem)
 		return err;
 	st = kdump_open_fd(kd->ctx, kd->fd);
 	if (st != KDUMP_OK)
-		return kdump_fail(kd->ctx, kd->path, "kdump_open_fd", st);
+		return kdump_open_fail(kd, st);
 	err = kdump_set_cache(kd);
 	if (err)
 		return err;

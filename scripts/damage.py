@@ -25,6 +25,7 @@ clean verdict.  Never a crash, a hang or exit 0 when compared data was hit.
 usage:
   damage.py oracle DUMP LAYOUT            the frame classes, as JSON
   damage.py table TSV                     a --table file as a markdown table
+  damage.py summary TSV                   the same folded over the dumps (doc/DAMAGE.md)
   damage.py run --memmapcheck M --layout L --dump D --work DIR
                 [--forms raw,zlib,flat,elf] [--makedumpfile]
                                           TAP on stdout; one table row per
@@ -707,7 +708,8 @@ def unread_pfns(m, snap):
 def check(m, layout, base_snap, c, work, unread0):
     """(ok, outcome text, why not); unread0: pfns unread undamaged"""
     snap = c.path + '.snap'
-    rc, _o, err = run([m, 'snapshot', '-q', '-o', snap, layout, c.path])
+    # not -q: the summary names the file and what could not be read
+    rc, _o, err = run([m, 'snapshot', '-o', snap, layout, c.path])
     crash = rc not in (0, 1, 2, 3, 4) or 'Sanitizer' in err or 'runtime error' in err
     if crash:
         return False, 'rc %s' % rc, 'crashed or hung: ' + err[-300:]
@@ -783,10 +785,36 @@ def print_table(tsv):
     return 0
 
 
+def print_summary(tsv):
+    """The rows of --table folded over the dumps: one row per damage case,
+    with how many dumps had it, each outcome and how often, and the cases
+    whose outcome was not the expected one."""
+    rows = {}
+    for line in open(tsv):
+        dump, case, cls, outcome, ok = line.rstrip('\n').split('\t')
+        short = ('identical' if outcome.startswith('identical') else
+                 'different' if outcome.startswith('different') else
+                 'incomplete' if outcome.startswith('incomplete') else
+                 'exit ' + outcome.split()[1] if outcome.startswith('exit') else outcome.split()[0])
+        r = rows.setdefault((case, cls), {'dumps': 0, 'out': {}, 'bad': 0})
+        r['dumps'] += 1
+        r['out'][short] = r['out'].get(short, 0) + 1
+        r['bad'] += ok != 'ok'
+    out = ['| case | class | dumps | outcomes | wrong |', '| --- | --- | --- | --- | --- |']
+    for (case, cls), r in rows.items():
+        out.append('| %s | %s | %d | %s | %d |' % (
+            case, cls, r['dumps'],
+            ', '.join('%s %d' % kv for kv in sorted(r['out'].items())), r['bad']))
+    print('\n'.join(out))
+    return 0
+
+
 def main():
     args = sys.argv[1:]
     if len(args) == 2 and args[0] == 'table':
         return print_table(args[1])
+    if len(args) == 2 and args[0] == 'summary':
+        return print_summary(args[1])
     if len(args) == 3 and args[0] == 'oracle':
         o = Oracle(KDump(args[1]), args[2])
         json.dump(o.as_json(), sys.stdout, indent=1)

@@ -39,11 +39,12 @@ declare -A dir
 for g in 6.1-stock 6.12 7.2; do
 	dir[$g]=$("$top/scripts/unpack-dumps.sh" "$g" 2> /dev/null) || dir[$g]=
 done
+# the kernel's layout: the image name less its boot, and less the guest
+# geometry (-la57, -dax1g-section: another boot of the same kernel)
 layout_of() {
 	case $1 in
 	6.1-*) echo "$L/6.1-stock.layout" ;;
-	*-kdump) echo "$L/${1%-kdump}.layout" ;;
-	*) echo "$L/${1%-b[0-9]}.layout" ;;
+	*) echo "$L/$(echo "$1" | sed -E 's/-(b[0-9]+|kdump)$//; s/-(la57|dax1g-section|dax1g-misaligned)$//').layout" ;;
 	esac
 }
 group_of() { case $1 in 6.1-*) echo 6.1-stock ;; *) echo "${1%%-*}" ;; esac; }
