@@ -103,7 +103,7 @@ check-san:
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 prove --timer \
 		$(patsubst tests/unit/%.c,build-san/tests/%,$(UNIT_SRC)) $(SAN_TESTS)
 
-# libFuzzer with ASan+UBSan (clang): `make fuzz FUZZ_SECONDS=N` runs every
+# libFuzzer with ASan+UBSan (clang): `make fuzz FUZZ_SECONDS=N [FUZZ_RUNS=M]` runs every
 # target for N seconds from seeds made from the committed vectors
 # (fuzz/mkseeds.py) and prints execs and crashes per target (fuzz/run.sh).
 FUZZ_CC      ?= clang
@@ -126,7 +126,7 @@ $(FUZZ_B)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_ENGINE_OBJ) $(wildcard tests/unit/*.h fuz
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_BIN)
 fuzz: fuzz-build
-	fuzz/run.sh $(abspath $(FUZZ_B)) $(FUZZ_SECONDS)
+	FUZZ_RUNS=$(FUZZ_RUNS) fuzz/run.sh $(abspath $(FUZZ_B)) $(FUZZ_SECONDS)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Run every fuzz target for a bounded time; print execs and crashes each.
 # usage: fuzz/run.sh FUZZ_BUILD_DIR SECONDS [TARGET...]
+#   FUZZ_RUNS=N: also stop a target after N executions (make fuzz FUZZ_RUNS=N)
 # Seeds: fuzz/mkseeds.py from the committed vectors (dumps unpacked by
 # scripts/unpack-dumps.sh when they can be), plus fuzz/corpus/<target>/ and
 # the reproducers in fuzz/crashes/<target>/.  A crash leaves its input in
@@ -35,13 +36,14 @@ for t in $targets; do
 	crashes=$B/crashes/$t
 	mkdir -p "$corpus" "$crashes"
 	extra=()
+	[ -z "${FUZZ_RUNS:-}" ] || extra+=(-runs="$FUZZ_RUNS")
 	for d in "$top/fuzz/corpus/$t" "$top/fuzz/crashes/$t"; do
 		[ -d "$d" ] && extra+=("$d")
 	done
 	LSAN_OPTIONS=suppressions=$top/tests/lsan.supp:$LSAN_OPTIONS \
 	nice "$B/fuzz_$t" -max_total_time="$secs" -max_len="${maxlen[$t]}" \
 		-print_final_stats=1 -artifact_prefix="$crashes/" -rss_limit_mb=2048 \
-		"$corpus" "$seeds/$t" "${extra[@]}" > "$B/$t.log" 2>&1
+		"${extra[@]}" "$corpus" "$seeds/$t" > "$B/$t.log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$B/$t.log" | tail -1)
 	speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$B/$t.log" | tail -1)
