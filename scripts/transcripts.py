@@ -18,7 +18,8 @@ scripts/unpack-dumps.sh, <image>.kdump) and, when the cache has it,
 Debian's 6.1 debug vmlinux as vmlinux-6.1.0-57-amd64, and images made
 since (in $CACHE/images) with their kernels' vmlinux as <kernel>.vmlinux.  memmapcheck ($MMC_BUILD)
 and these helpers are on PATH:
-  oracle.py, physmem.py, oracle-table.py   the scripts of the same names
+  oracle.py, physmem.py, oracle-table.py,
+  images-table.py, lint-table.py           the scripts of the same names
   dmesg-of IMAGE                           the kernel log kept in a dump
                                            (makedumpfile --dump-dmesg)
   crash-session IMAGE CMD...               crash in batch mode on a dump,
@@ -116,7 +117,7 @@ def setup(work):
             os.symlink(v, os.path.join(work, k + ".vmlinux"))
     bindir = os.path.join(work, ".bin")
     os.mkdir(bindir)
-    for s in ("oracle.py", "physmem.py", "oracle-table.py", "images-table.py"):
+    for s in ("oracle.py", "physmem.py", "oracle-table.py", "images-table.py", "lint-table.py"):
         with open(os.path.join(bindir, s), "w") as f:
             f.write('#!/bin/sh\nexec /usr/bin/python3 "%s" "$@"\n' % os.path.join(TOP, "scripts", s))
         os.chmod(os.path.join(bindir, s), 0o755)
