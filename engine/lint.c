@@ -41,6 +41,8 @@ static void group_flush(struct lint_ctx *c, enum mmc_rule rule)
 		return;
 	}
 	v = &res->violations[res->nviolations++];
+	/* whole slot zeroed: the bytes after each string are the caller's to compare */
+	memset(v, 0, sizeof(*v));
 	snprintf(v->rule, sizeof(v->rule), "%s", mmc_rule_info(rule)->name);
 	v->rule_id = rule;
 	v->range = c->range;

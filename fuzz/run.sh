@@ -35,15 +35,18 @@ for t in $targets; do
 	corpus=$B/corpus/$t
 	crashes=$B/crashes/$t
 	mkdir -p "$corpus" "$crashes"
+	# libFuzzer writes new inputs into the first corpus directory: the
+	# build's, never the repository's
+	opts=()
+	[ -z "${FUZZ_RUNS:-}" ] || opts+=(-runs="$FUZZ_RUNS")
 	extra=()
-	[ -z "${FUZZ_RUNS:-}" ] || extra+=(-runs="$FUZZ_RUNS")
 	for d in "$top/fuzz/corpus/$t" "$top/fuzz/crashes/$t"; do
 		[ -d "$d" ] && extra+=("$d")
 	done
 	LSAN_OPTIONS=suppressions=$top/tests/lsan.supp:$LSAN_OPTIONS \
 	nice "$B/fuzz_$t" -max_total_time="$secs" -max_len="${maxlen[$t]}" \
 		-print_final_stats=1 -artifact_prefix="$crashes/" -rss_limit_mb=2048 \
-		"${extra[@]}" "$corpus" "$seeds/$t" > "$B/$t.log" 2>&1
+		"${opts[@]}" "$corpus" "${extra[@]}" "$seeds/$t" > "$B/$t.log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$B/$t.log" | tail -1)
 	speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$B/$t.log" | tail -1)
