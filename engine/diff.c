@@ -236,6 +236,7 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 	note_discovery(res, 1, b);
 	if (!diff_pair_pgmaps(c, a, b))
 		goto nomem;
+	diff_pair_limits(c, a, b);
 
 	err = diff_ranges_of_a(c, a, b, pg_seen);
 	if (err)
@@ -244,6 +245,13 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 	unmatched_pgmaps(c, a, b, pg_seen);
 	if (c->oom)
 		goto nomem;
+	if (c->bad_obj_seen) {
+		err = mmc_error_create(MMC_ERR_CORRUPT, NULL,
+				       "corrupt snapshot: the %s image's object number %lld is beyond what its %llu pages can hold",
+				       c->bad_obj_side ? "second" : "first", (long long)c->bad_obj,
+				       (unsigned long long)mmc_snapshot_npages(c->bad_obj_side ? b : a));
+		goto fail;
+	}
 	conclude(res);
 	free(pg_seen);
 	diff_pair_free(c);

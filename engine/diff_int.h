@@ -61,9 +61,14 @@ struct dctx {
 	struct sig gsig;
 	struct mmc_diff_group g;
 	bool oom;
-	/* object pairing (diff_pair.c) */
+	/* object pairing (diff_pair.c); numbers beyond what an image's
+	 * pages can number make it corrupt (bad_obj: the first, side 0/1) */
 	int64_t *a2b, *b2a;
 	size_t a2b_cap, b2a_cap;
+	uint64_t obj_limit[2];
+	bool bad_obj_seen;
+	int bad_obj_side;
+	int64_t bad_obj;
 	/* pgmap pairing: a's pgmap i is b's pg_a2b[i] (-1: none), from the
 	 * ranges the two images share */
 	int64_t *pg_a2b;
@@ -74,6 +79,9 @@ struct dctx {
 bool diff_nval_equal(struct dctx *c, const struct mmc_nval *x, const struct mmc_nval *y);
 /* Pair a's pgmaps with b's through the ranges both images have. */
 bool diff_pair_pgmaps(struct dctx *c, const struct mmc_snapshot *a,
+		      const struct mmc_snapshot *b);
+/* The bounds of each image's object numbers, from its page count. */
+void diff_pair_limits(struct dctx *c, const struct mmc_snapshot *a,
 		      const struct mmc_snapshot *b);
 void diff_pair_free(struct dctx *c);
 

@@ -13,13 +13,19 @@
 #include "diff_int.h"
 #include "normalise.h"
 
-static bool obj_map_grow(struct dctx *c, int64_t **map, size_t *cap, int64_t v)
+static bool obj_map_grow(struct dctx *c, int side, int64_t **map, size_t *cap, int64_t v)
 {
 	size_t ncap = *cap ? *cap : 64, i;
 	int64_t *m;
 
-	if (v < 0 || (uint64_t)v > (1ULL << 32)) {
-		c->oom = true;	/* numbers are dense: this is a corrupt snapshot */
+	if (v < 0 || (uint64_t)v >= c->obj_limit[side]) {
+		/* numbers are dense: one past every object slot of every page
+		 * cannot occur in an image the walk wrote */
+		if (!c->bad_obj_seen) {
+			c->bad_obj_seen = true;
+			c->bad_obj_side = side;
+			c->bad_obj = v;
+		}
 		return false;
 	}
 	if ((size_t)v < *cap)
@@ -36,6 +42,13 @@ static bool obj_map_grow(struct dctx *c, int64_t **map, size_t *cap, int64_t v)
 	*map = m;
 	*cap = ncap;
 	return true;
+}
+
+void diff_pair_limits(struct dctx *c, const struct mmc_snapshot *a,
+		      const struct mmc_snapshot *b)
+{
+	c->obj_limit[0] = mmc_snapshot_npages(a) * MMC_MAX_SLOTS + 1;
+	c->obj_limit[1] = mmc_snapshot_npages(b) * MMC_MAX_SLOTS + 1;
 }
 
 bool diff_pair_pgmaps(struct dctx *c, const struct mmc_snapshot *a,
@@ -81,8 +94,8 @@ bool diff_nval_equal(struct dctx *c, const struct mmc_nval *x, const struct mmc_
 		return mmc_nval_equal(x, y);
 	if (x->region != y->region || x->off != y->off)
 		return false;
-	if (!obj_map_grow(c, &c->a2b, &c->a2b_cap, x->v) ||
-	    !obj_map_grow(c, &c->b2a, &c->b2a_cap, y->v))
+	if (!obj_map_grow(c, 0, &c->a2b, &c->a2b_cap, x->v) ||
+	    !obj_map_grow(c, 1, &c->b2a, &c->b2a_cap, y->v))
 		return false;
 	if (c->a2b[x->v] < 0 && c->b2a[y->v] < 0) {
 		c->a2b[x->v] = y->v;

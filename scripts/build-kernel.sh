@@ -69,12 +69,12 @@ outputs_ok() {	# $1 = output dir, $2 = patch file or empty
 	if [ -n "$2" ]; then cmp -s "$2" "$d/patch"; else [ ! -s "$d/patch" ]; fi
 }
 
+# first: a tree of another release is replaced, with what was built from it
+"$HERE/fetch-kernel-source.sh" "$KVER"
 if outputs_ok "$OUT" "$PATCH"; then
 	log "up to date: $OUT"
 	exit 0
 fi
-
-[ -f "$SRC/Makefile" ] || "$HERE/fetch-kernel-source.sh" "$KVER"
 
 mkdir -p "$CACHE/src" "$BUILD" "$CACHE/kernels"
 exec 9>"$CACHE/src/linux-$KVER.lock"

@@ -408,6 +408,14 @@ static void m_obj_shift(uint64_t pfn, struct mmc_nrec *r)
 		r->slot[5].v += 5;
 }
 
+/* one head's object number far past anything its image's pages can hold
+ * (found by fuzz_snapshot: diff allocated a pairing table that big) */
+static void m_obj_huge(uint64_t pfn, struct mmc_nrec *r)
+{
+	if (pfn == R1_START + 512)
+		r->slot[5].v = (int64_t)1 << 31;
+}
+
 static void m_obj_shift_pg(size_t i, struct mmc_spgmap *pg)
 {
 	pg->ops.v += 5;
@@ -725,6 +733,20 @@ int main(void)
 		       "object numbers shifted consistently: identical (%s)",
 		       mmc_verdict_name(res->verdict));
 		mmc_diff_result_destroy(res);
+	}
+	{
+		struct mmc_snapshot *a = build(0xffffea0000000000ULL, NULL);
+		struct mut m = { .name = "obj huge", .page = m_obj_huge };
+		struct mmc_snapshot *b = build(0xffffd40000000000ULL, &m);
+		struct mmc_error *err = mmc_diff(a, b, NULL, &res);
+
+		tap_ok(err && err->code == MMC_ERR_CORRUPT && !res &&
+		       strstr(err->message, "second image's object number 2147483648"),
+		       "an object number beyond the image's pages: corrupt snapshot (%s)",
+		       err ? err->message : "no error");
+		mmc_error_destroy(err);
+		mmc_snapshot_destroy(a);
+		mmc_snapshot_destroy(b);
 	}
 
 	/* speed: 100 GiB, 26 M pages */
