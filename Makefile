@@ -98,7 +98,7 @@ SAN_TESTS := $(filter-out tests/crash.t tests/crash-session.t,$(wildcard tests/*
 
 check-san:
 	$(MAKE) B=build-san SANITIZE=1 lib cli unit
-	MMC_BUILD=$(abspath build-san) MMC_SANITIZED=1 \
+	MMC_BUILD=$(abspath build-san) MMC_SANITIZED=1 MMC_CRASH_EXT=$(abspath $(B))/crash-ext \
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 prove --timer \
 		$(patsubst tests/unit/%.c,build-san/tests/%,$(UNIT_SRC)) $(SAN_TESTS)
 

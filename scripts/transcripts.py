@@ -72,10 +72,9 @@ crash-session() {
 	esac
 	# `extend memmapcheck.so` finds the extension built for this crash
 	ver=$("$crash" --version 2>/dev/null | awk '/^crash /{print $2; exit}')
-	# the extension is built for crash, never sanitized (Makefile): a
-	# sanitized MMC_BUILD has none, the normal build beside it does
-	local ext=$MMC_BUILD/crash-ext/$ver c
-	[ -e "$ext/memmapcheck.so" ] || ext=$MMC_TOP/build/crash-ext/$ver
+	# the extension is built for crash, never sanitized: the sanitized
+	# run names the normal build's (MMC_CRASH_EXT, Makefile check-san)
+	local ext=${MMC_CRASH_EXT:-$MMC_BUILD/crash-ext}/$ver c
 	[ -e "$ext/memmapcheck.so" ] ||
 		{ echo "crash-session: no memmapcheck.so built for crash $ver" >&2; return 2; }
 	for c in "$@"; do printf 'echo @@mmc@@ %s\n%s\n' "$c" "$c"; done |
@@ -141,7 +140,7 @@ def run(cmdline, work, bindir, generated=False):
         cmd = cmd.lstrip("@").strip()
         script = ". %s/helpers.sh\n{ %s\n} 2>&1%s" % (bindir, cmd, (" | " + filt) if filt else "")
         env = dict(os.environ, PATH=os.pathsep.join([BUILD, bindir, os.environ["PATH"]]),
-                   MEMMAPCHECK_CACHE=CACHE, MMC_BUILD=BUILD, MMC_TOP=TOP,
+                   MEMMAPCHECK_CACHE=CACHE, MMC_BUILD=BUILD,
                    LC_ALL="C", COLUMNS="200")
         r = subprocess.run(["bash", "-c", script], cwd=work, env=env,
                            capture_output=True, text=True)
