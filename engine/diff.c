@@ -236,7 +236,6 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 	note_discovery(res, 1, b);
 	if (!diff_pair_pgmaps(c, a, b))
 		goto nomem;
-	diff_pair_limits(c, a, b);
 
 	err = diff_ranges_of_a(c, a, b, pg_seen);
 	if (err)

@@ -77,11 +77,9 @@ struct dctx {
 
 /* diff_pair.c */
 bool diff_nval_equal(struct dctx *c, const struct mmc_nval *x, const struct mmc_nval *y);
-/* Pair a's pgmaps with b's through the ranges both images have. */
+/* Pair a's pgmaps with b's through the ranges both images have; bound
+ * each image's object numbers by its page count. */
 bool diff_pair_pgmaps(struct dctx *c, const struct mmc_snapshot *a,
-		      const struct mmc_snapshot *b);
-/* The bounds of each image's object numbers, from its page count. */
-void diff_pair_limits(struct dctx *c, const struct mmc_snapshot *a,
 		      const struct mmc_snapshot *b);
 void diff_pair_free(struct dctx *c);
 

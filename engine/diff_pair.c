@@ -44,18 +44,13 @@ static bool obj_map_grow(struct dctx *c, int side, int64_t **map, size_t *cap, i
 	return true;
 }
 
-void diff_pair_limits(struct dctx *c, const struct mmc_snapshot *a,
-		      const struct mmc_snapshot *b)
-{
-	c->obj_limit[0] = mmc_snapshot_npages(a) * MMC_MAX_SLOTS + 1;
-	c->obj_limit[1] = mmc_snapshot_npages(b) * MMC_MAX_SLOTS + 1;
-}
-
 bool diff_pair_pgmaps(struct dctx *c, const struct mmc_snapshot *a,
 		      const struct mmc_snapshot *b)
 {
 	size_t na = mmc_snapshot_npgmaps(a);
 
+	c->obj_limit[0] = mmc_snapshot_npages(a) * MMC_MAX_SLOTS + 1;
+	c->obj_limit[1] = mmc_snapshot_npages(b) * MMC_MAX_SLOTS + 1;
 	c->npg_a = na;
 	c->pg_a2b = malloc((na ? na : 1) * sizeof(*c->pg_a2b));
 	if (!c->pg_a2b)

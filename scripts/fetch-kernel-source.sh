@@ -27,18 +27,18 @@ tree_release() {
 		$1 == "SUBLEVEL" { s = $2 } END { if (v != "") print v "." p "." s }' "$1/Makefile"
 }
 WANT=$(sed -n 's/^release //p' "$HERE/../test-vectors/layouts/$KVER-base.layout" 2>/dev/null | head -1)
+# a tree of the wanted release (of any, when no layout names one) is there
+present() {
+	[ -f "$DEST/Makefile" ] && { [ -z "$WANT" ] || [ "$(tree_release "$DEST")" = "$WANT" ]; } &&
+		log "present: $DEST"
+}
 
-if [ -f "$DEST/Makefile" ] && { [ -z "$WANT" ] || [ "$(tree_release "$DEST")" = "$WANT" ]; }; then
-	log "present: $DEST"
-	exit 0
-fi
+present && exit 0
+
 mkdir -p "$CACHE/src"
 exec 9>"$CACHE/src/linux-$KVER.fetch.lock"
 flock 9
-if [ -f "$DEST/Makefile" ] && { [ -z "$WANT" ] || [ "$(tree_release "$DEST")" = "$WANT" ]; }; then
-	log "present: $DEST"
-	exit 0
-fi
+present && exit 0
 t0=$SECONDS
 TMP=$CACHE/src/.fetch-$KVER.$$
 rm -rf "$TMP"; mkdir -p "$TMP"
