@@ -599,6 +599,8 @@ static void merge_spans(struct extent *e)
 {
 	size_t i, n = 0;
 
+	if (!e->ncov)
+		return;	/* no segment: cov may be NULL, which qsort must not get */
 	qsort(e->cov, e->ncov, sizeof(*e->cov), cmp_span);
 	for (i = 0; i < e->ncov; i++) {
 		if (n && e->cov[i].start <= e->cov[n - 1].end) {
