@@ -143,7 +143,9 @@ mmc_qmp() {
 	/usr/bin/python3 "$MMC_QEMU_LIB_DIR/qmp.py" "$MMC_QEMU_QMP" "$@"
 }
 
-mmc_qemu_dump() { mmc_qmp dump "$@"; }
+# QEMU creates the dump read-only (dump.c: S_IRUSR): only root could then
+# repair its header in place (fix-qemu-elf.py) or replace it
+mmc_qemu_dump() { mmc_qmp dump "$@" && chmod u+w "$1"; }
 
 mmc_qemu_wait_exit() {
 	local n=$(( ${1:-20} * 5 ))
