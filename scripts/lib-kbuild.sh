@@ -19,6 +19,24 @@
 # Builds do not depend on where the tree, the build dir or the cache are, or
 # who builds: fixed KBUILD_BUILD_* and file-prefix maps.
 
+# The host tools a kernel build runs (Documentation/process/changes.rst:
+# flex and bison for kconfig, bc for timeconst, openssl's headers for
+# certs/ and scripts/sign-file, libelf's for objtool); scripts/setup-deps.sh
+# installs them.  Checked before kconfig starts, so a missing one is named
+# instead of surfacing as "flex: not found" deep inside make.
+kbuild_tools_check() {
+	local t missing=()
+	for t in gcc make flex bison bc perl; do
+		command -v "$t" >/dev/null || missing+=("$t")
+	done
+	[ -e /usr/include/openssl/ssl.h ] || missing+=("openssl headers (libssl-dev)")
+	[ -e /usr/include/libelf.h ] || missing+=("libelf headers (libelf-dev)")
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "kernel build needs: ${missing[*]} (scripts/setup-deps.sh installs them)" >&2
+		return 1
+	fi
+}
+
 # The same source and config give the same vmlinux wherever the cache is and
 # whoever builds it: DWARF (comp_dir, file and directory names, .S line
 # tables) would otherwise record the source and build directories.  gcc
@@ -26,6 +44,7 @@
 # DW_AT_producer.  Mapped to fixed, path-free names.
 kbuild_setup() {
 	KB_SRC=$1 KB_BUILD=$2
+	kbuild_tools_check
 	export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 	export KBUILD_BUILD_USER=memmapcheck
 	export KBUILD_BUILD_HOST=memmapcheck

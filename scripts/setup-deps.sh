@@ -8,6 +8,8 @@ pkgs=(build-essential pkg-config libkdumpfile-dev libdw-dev libelf-dev perl
 if [ "${1:-}" != "--build-only" ]; then
 	pkgs+=(qemu-system-x86 busybox-static ndctl cpio kexec-tools python3-drgn
 	       socat zstd)
+	# the test kernels' builds (scripts/lib-kbuild.sh kbuild_tools_check)
+	pkgs+=(flex bison bc libssl-dev)
 	# memmapcheck-prove: rsync for its private tree copies, ccache for its
 	# kernel builds; tests/svgmap.t renders the difference maps in chromium
 	pkgs+=(rsync git ccache chromium)
