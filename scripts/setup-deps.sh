@@ -10,6 +10,8 @@ if [ "${1:-}" != "--build-only" ]; then
 	       socat zstd)
 	# the test kernels' builds (scripts/lib-kbuild.sh kbuild_tools_check)
 	pkgs+=(flex bison bc libssl-dev)
+	# make check's crash session under memcheck (tests/crash-session.t)
+	pkgs+=(valgrind)
 	# memmapcheck-prove: rsync for its private tree copies, ccache for its
 	# kernel builds; tests/svgmap.t renders the difference maps in chromium
 	pkgs+=(rsync git ccache chromium)
