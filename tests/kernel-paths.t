@@ -17,7 +17,10 @@ ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok 
 
 kernels=()
 for d in "$CACHE"/kernels/*/; do
-	[ -f "$d/vmlinux" ] && [ -f "$d/config" ] || continue	# build-kernel.sh output
+	# build-kernel.sh's output (kbuild_collect: bzImage, vmlinux, config);
+	# Debian's stock 6.1 (scripts/stock-6.1.sh: vmlinuz, vmlinux, config)
+	# was built by Debian, at Debian's paths
+	[ -f "$d/vmlinux" ] && [ -f "$d/bzImage" ] || continue
 	kernels+=("${d%/}")
 done
 if [ ${#kernels[@]} -eq 0 ]; then
