@@ -314,6 +314,47 @@ static uint64_t dd_end(const struct dd *dd, uint64_t bitmap_pfns)
 	return end < dd->max_pfn ? end : dd->max_pfn;
 }
 
+/*
+ * 64 descriptors whose pfns are all dumped, in a dump with no holes: true
+ * when each is well formed and its data lies in the file, which is what
+ * dd_desc() would find for each; *need then covers their data.  Most of a
+ * large dump is such words, and one branch per word instead of a call per
+ * descriptor keeps the open of a 100 GiB dump (27 M descriptors) cheap.
+ */
+static bool dd_word_clean(const struct dd *dd, const uint8_t *b, uint64_t *need)
+{
+	uint64_t bad = 0, hi = *need;
+	unsigned int k;
+
+	for (k = 0; k < 64; k++, b += DD_DESC_SIZE) {
+		uint64_t off = le64_at(b), size = le32_at(b + 8), flags = le32_at(b + 12);
+		uint64_t comp = flags & DD_COMPRESSED;
+
+		bad |= (flags & ~comp) | (comp & (comp - 1));
+		/* size - 1 >= bs: size is 0 or more than a block */
+		bad |= comp ? size - 1 >= dd->bs : size != dd->bs;
+		bad |= (off < dd->data_start) | (off + size < off);
+		hi = off + size > hi ? off + size : hi;
+	}
+	if (bad || hi > dd->e->size)
+		return false;
+	*need = hi;
+	return true;
+}
+
+/* Descriptors [i, i + DESC_CHUNK) into buf, as many as the file has. */
+static struct mmc_error *dd_load(const struct dd *dd, uint8_t *buf, uint64_t i,
+				 uint64_t *chunk0, uint64_t *navail)
+{
+	uint64_t pos = dd->descoff + i * DD_DESC_SIZE;
+
+	*chunk0 = i;
+	*navail = present(dd->e, pos, (uint64_t)DESC_CHUNK * DD_DESC_SIZE) / DD_DESC_SIZE;
+	if (!*navail)
+		return NULL;
+	return read_at(dd->e, buf, *navail * DD_DESC_SIZE, pos, "page descriptors");
+}
+
 static struct mmc_error *dd_descriptors(struct dd *dd, const uint8_t *bitmap,
 					uint64_t bitmap_pfns,
 					struct mmc_dump_damage **d)
@@ -326,7 +367,7 @@ static struct mmc_error *dd_descriptors(struct dd *dd, const uint8_t *bitmap,
 	if (!buf)
 		return mmc_error_nomem();
 	for (pfn = dd->start_pfn; pfn < end && !err; pfn++) {
-		uint64_t pos, word;
+		uint64_t word;
 
 		if (pfn % 64 == 0 && end - pfn >= 64) {
 			/* 64 pfns at once: most of a dump's bitmap is runs of
@@ -336,23 +377,26 @@ static struct mmc_error *dd_descriptors(struct dd *dd, const uint8_t *bitmap,
 				pfn += 63;
 				continue;
 			}
+			if (word == UINT64_MAX && !dd->e->cov) {
+				if (i - chunk0 + 64 > navail)
+					err = dd_load(dd, buf, i, &chunk0, &navail);
+				if (!err && i - chunk0 + 64 <= navail &&
+				    dd_word_clean(dd, buf + (i - chunk0) * DD_DESC_SIZE, &dd->need)) {
+					i += 64;
+					pfn += 63;
+					continue;
+				}
+				if (err)
+					break;
+			}
 		}
 		if (!((bitmap[pfn / 8] >> (pfn % 8)) & 1))
 			continue;
-		pos = dd->descoff + i * DD_DESC_SIZE;
-		if (i - chunk0 >= navail) {
-			/* (re)load from here: as much of a chunk as the file has */
-			uint64_t want = (uint64_t)DESC_CHUNK * DD_DESC_SIZE;
-
-			chunk0 = i;
-			navail = present(dd->e, pos, want) / DD_DESC_SIZE;
-			if (navail)
-				err = read_at(dd->e, buf, navail * DD_DESC_SIZE, pos,
-					      "page descriptors");
-		}
+		if (i - chunk0 >= navail)
+			err = dd_load(dd, buf, i, &chunk0, &navail);
 		if (!err)
-			err = dd_desc(dd, d, pfn, pos, buf + (i - chunk0) * DD_DESC_SIZE,
-				      i - chunk0 < navail);
+			err = dd_desc(dd, d, pfn, dd->descoff + i * DD_DESC_SIZE,
+				      buf + (i - chunk0) * DD_DESC_SIZE, i - chunk0 < navail);
 		i++;
 	}
 	free(buf);
@@ -465,9 +509,12 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 		uint64_t pfn, n = 0, end = dd_end(&dd, bmsize * 8);
 
 		for (pfn = dd.start_pfn; pfn < end; pfn++) {
-			if (pfn % 8 == 0 && pfn + 8 <= end) {
-				n += (uint64_t)__builtin_popcount(bitmap[pfn / 8]);
-				pfn += 7;
+			if (pfn % 64 == 0 && end - pfn >= 64) {
+				uint64_t word;
+
+				memcpy(&word, bitmap + pfn / 8, sizeof(word));
+				n += (uint64_t)__builtin_popcountll(word);
+				pfn += 63;
 				continue;
 			}
 			n += (bitmap[pfn / 8] >> (pfn % 8)) & 1;
