@@ -94,7 +94,8 @@ check-normal: all unit
 	MMC_BUILD=$(abspath $(B)) MMC_CRASH_VALGRIND=1 MMC_CRASH_VALGRIND_CMDS=$(CRASH_VALGRIND_CMDS) prove -v --timer $(UNIT_BIN) tests/*.t
 
 # The crash extension is built for crash, not sanitized: its tests run once.
-SAN_TESTS := $(filter-out tests/crash.t tests/crash-session.t,$(wildcard tests/*.t))
+# The benchmark measures the normal build, which check-normal ran it on.
+SAN_TESTS := $(filter-out tests/crash.t tests/crash-session.t tests/bench.t,$(wildcard tests/*.t))
 
 check-san:
 	$(MAKE) B=build-san SANITIZE=1 lib cli unit

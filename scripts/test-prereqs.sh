@@ -8,7 +8,8 @@
 #     (scripts/build-kernel.sh: fixed KBUILD_BUILD_* and paths); their
 #     build-ids must equal the saved layouts' (checked here)
 #   - crash 9.0.x for 6.12/7.2 (scripts/build-crash9.sh, ~15-30 min once)
-# usage: scripts/test-prereqs.sh [--quick]   (--quick: only what is already cached)
+#   - one 1 GiB large image (scripts/large-images.sh) for tests/threads.t
+# usage: scripts/test-prereqs.sh
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${MEMMAPCHECK_CACHE:-$HOME/.cache/memmapcheck}
@@ -68,3 +69,9 @@ log "7.2 source tree ok (tests/prove.t)"
 # 3. crash 9 for 6.12 and 7.2 dumps
 "$top/scripts/build-crash9.sh" >&2
 log "crash 9 ok"
+
+# 4. one large image, 1 GiB devdax 2M map=dev as kdump-zlib and ELF, for
+# tests/threads.t (threaded walks byte-identical to one thread on a real
+# guest bigger than the committed ones); about 20 s, 200 MB, kept in the cache
+"$top/scripts/large-images.sh" --modes devdax2m-dev --sizes 1 --copies "" >&2
+log "large 1 GiB image ok (tests/threads.t)"

@@ -106,6 +106,6 @@ for meta in "$CACHE"/large/*-1g.meta "$CACHE"/large/*-10g.meta; do
 		large=$((large + 1))
 	done
 done
-[ $large -gt 0 ] || skip "no large images in $CACHE/large (scripts/large-images.sh makes them)"
+[ $large -gt 0 ] || skip "no large images in $CACHE/large (scripts/test-prereqs.sh makes the 1 GiB one)"
 echo "1..$n"
 [ $failed -eq 0 ]
