@@ -13,6 +13,7 @@
  * then the page data.
  */
 #include "dump_extent.h"
+#include "mmc_util.h"
 
 #include <elf.h>
 #include <endian.h>
@@ -72,22 +73,6 @@ static uint64_t le(const uint8_t *p, unsigned int n)
 	return v;
 }
 
-/* The two fields of a page descriptor read for every dumped page. */
-static uint64_t le64_at(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le64toh(v);
-}
-
-static uint32_t le32_at(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le32toh(v);
-}
 
 static uint64_t be(const uint8_t *p, unsigned int n)
 {
@@ -269,9 +254,9 @@ static struct mmc_error *dd_desc(struct dd *dd, struct mmc_dump_damage **d,
 		if (pos + DD_DESC_SIZE > dd->need)
 			dd->need = pos + DD_DESC_SIZE;
 	} else {
-		off = le64_at(b);
-		size = le32_at(b + 8);
-		flags = le32_at(b + 12);
+		off = mmc_le64(b);
+		size = mmc_le32(b + 8);
+		flags = mmc_le32(b + 12);
 		comp = flags & DD_COMPRESSED;
 		if (dd->incomplete && !off && !size && !flags) {
 			reason = MMC_UR_TRUNCATED;	/* never written */
@@ -327,7 +312,7 @@ static bool dd_word_clean(const struct dd *dd, const uint8_t *b, uint64_t *need)
 	unsigned int k;
 
 	for (k = 0; k < 64; k++, b += DD_DESC_SIZE) {
-		uint64_t off = le64_at(b), size = le32_at(b + 8), flags = le32_at(b + 12);
+		uint64_t off = mmc_le64(b), size = mmc_le32(b + 8), flags = mmc_le32(b + 12);
 		uint64_t comp = flags & DD_COMPRESSED;
 
 		bad |= (flags & ~comp) | (comp & (comp - 1));

@@ -4,6 +4,7 @@
  * whatever backend (libkdumpfile, kcore, crash readmem) filled the ops.
  */
 #include "mem.h"
+#include "mmc_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,16 +53,11 @@ struct mmc_error *mmc_mem_read_u64(struct mmc_mem *mem, enum mmc_space space,
 {
 	unsigned char b[8];
 	struct mmc_error *err;
-	uint64_t v = 0;
-	int i;
 
 	err = mmc_mem_read(mem, space, addr, b, sizeof(b));
 	if (err)
 		return err;
-	/* The target is x86_64: little-endian whatever the host is. */
-	for (i = 7; i >= 0; i--)
-		v = (v << 8) | b[i];
-	*value = v;
+	*value = mmc_le64(b);
 	return NULL;
 }
 

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmc_util.h"
 #include "normalise.h"
 
 struct mmc_obj_entry {
@@ -371,16 +372,6 @@ struct mmc_nval mmc_norm_value(struct mmc_norm *norm, uint64_t pfn, uint64_t raw
 		nv.v = number;
 	}
 	return nv;
-}
-
-static uint64_t mmc_le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
 }
 
 /* Is this record page[1] of a folio: compound_head/info names pfn - 1? */

@@ -7,6 +7,7 @@
  * entries, 2 MiB of virtual space) is read once: the whole cost of
  * translation is about one 4 KiB read per 2 MiB of vmemmap.
  */
+#include "mmc_util.h"
 #include "pgtable.h"
 
 #include <stdlib.h>
@@ -111,16 +112,8 @@ static struct mmc_error *load_table(struct mmc_pgtable *pgt, unsigned int lvl,
 					level_name(pgt, lvl),
 					(unsigned long long)vaddr);
 	}
-	/* Entries are little-endian whatever the host is. */
-	for (i = 0; i < PT_ENTRIES; i++) {
-		const unsigned char *b = buf + i * 8;
-		uint64_t v = 0;
-		int k;
-
-		for (k = 7; k >= 0; k--)
-			v = (v << 8) | b[k];
-		c->e[i] = v;
-	}
+	for (i = 0; i < PT_ENTRIES; i++)
+		c->e[i] = mmc_le64(buf + i * 8);
 	c->table_phys = table_phys;
 	c->valid = true;
 	return NULL;
