@@ -181,13 +181,35 @@ static void check_pages(struct lint_ctx *c, const struct mmc_nrec *f, const stru
 }
 
 /*
+ * A slot of a run whose raw word moves with the pfn while its value does
+ * not: a pointer at the page itself or at a page a fixed distance away
+ * (an altmap pfn's empty lru list, a device-private page's
+ * zone_device_data naming the page before).  The checks read its class,
+ * its offset and its v, which stay, and its raw only against the fill
+ * patterns, which no page of the run may hit.
+ */
+static bool moves_with_pfn(const struct mmc_nval *f, const struct mmc_nval *s, uint64_t count)
+{
+	uint64_t fills[256];
+	size_t nfills;
+
+	if (s->v || !s->raw || (f->cls != MMC_V_SELF && f->cls != MMC_V_PAGE))
+		return false;
+	nfills = fill_words(fills);
+	return fill_free(fills, nfills, f->raw, 0, 1, s->raw, 0, count - 1);
+}
+
+/*
  * A run whose pages the checks see alike, page after page (the pattern
- * argument above with period 1): identical records (every stride zero)
- * where every pfn is an order-0 device page, whose checks only read the
- * pfn for the device-dax range (when known, the run must lie inside it);
- * or tails of one compound page from its page[3] on, whose only moving
- * value is compound_head falling back one pfn a page (the same head for
- * all), whose checks see the same page kind (MMC_TAIL_OTHER) and head.
+ * argument above with period 1): records alike but for pointers that move
+ * with the pfn (moves_with_pfn()) where every pfn is an order-0 device
+ * page, whose checks only read the pfn for the device-dax range (when
+ * known, the run must lie inside it), or a memmap (altmap) pfn, which
+ * memmap_init_range() writes alike and whose checks (check_altmap()) read
+ * nothing else that moves with the pfn; or tails of one compound page
+ * from its page[3] on, whose only moving value is compound_head falling
+ * back one pfn a page (the same head for all), whose checks see the same
+ * page kind (MMC_TAIL_OTHER) and head.
  */
 static bool run_alike(const struct lint_ctx *c, uint64_t start, uint64_t count,
 		      const struct mmc_nrec *f, const struct mmc_nrec *s)
@@ -196,20 +218,27 @@ static bool run_alike(const struct lint_ctx *c, uint64_t start, uint64_t count,
 	unsigned int ch_slot;
 	bool have_ch = mmc_page_member_slot(c->layout, c->sps, MMC_PAGE_COMPOUND_HEAD,
 					    &ch_slot);
-	bool tails = false;
+	bool tails = false, altmap = start < c->dev_start;
 
-	if (count < 4 || start < c->dev_start)
+	if (count < 4)
 		return false;
-	if (c->dax_known && (start < c->dax_start || end > c->dax_end))
+	if (altmap && (start < c->sr->altmap_start || end > c->sr->altmap_end ||
+		       end > c->dev_start))
+		return false;
+	if (!altmap && c->dax_known && (start < c->dax_start || end > c->dax_end))
 		return false;
 	for (unsigned int k = 0; k < s->nslots && k < MMC_MAX_SLOTS; k++) {
 		if (!s->slot[k].v && !s->slot[k].raw)
 			continue;
-		if (!have_ch || k != ch_slot || f->slot[k].cls != MMC_V_PAGE ||
+		if (moves_with_pfn(&f->slot[k], &s->slot[k], count))
+			continue;
+		if (altmap || !have_ch || k != ch_slot || f->slot[k].cls != MMC_V_PAGE ||
 		    s->slot[k].v != -1 || s->slot[k].raw)
 			return false;
 		tails = true;
 	}
+	if (altmap)
+		return true;
 	if (!tails)
 		return c->nr == 1 || end <= c->first_head || start >= c->compound_end;
 	if (c->nr < 4 || start < c->first_head || end > c->compound_end)

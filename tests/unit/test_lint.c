@@ -57,7 +57,7 @@ enum mut {
 	M_NEG_REF, M_MAPPED_REF2, M_TAIL_MAPCOUNT, M_HEAD_MAPCOUNT, M_PGMAP,
 	M_ZONE, M_NODE, M_RESERVED, M_TAIL_FLAGS, M_TAIL_MAPPING,
 	M_TAIL_PRIVATE, M_INDEX, M_HEAD_INDEX, M_ZDD, M_MEMCG, M_ALTMAP_LRU,
-	M_POISON, M_FILL, M_UNREADABLE, M_ALIGNED_FIX,
+	M_ALTMAP_LRU_MID, M_ALTMAP_REF0, M_POISON, M_FILL, M_UNREADABLE, M_ALIGNED_FIX,
 };
 
 struct fix {
@@ -350,6 +350,14 @@ static void mutate(const struct fix *f, enum mut m, uint64_t pfn, uint8_t *p)
 		if (pfn == START2 + 10)
 			memset(p + 8, 0, 8);
 		break;
+	case M_ALTMAP_LRU_MID:
+		if (pfn == START2 + 300)
+			memset(p + 8, 0, 8);
+		break;
+	case M_ALTMAP_REF0:
+		if (pfn >= START2 + ALTMAP_RESERVE && pfn < ALTMAP_END)
+			put(f, p, MMC_PAGE_REFCOUNT, 0, 0);
+		break;
 	case M_POISON:
 		if (pfn == s)
 			put(f, p, MMC_PAGE_PRIVATE, 0, LIST_POISON1);
@@ -529,6 +537,36 @@ static void dump(const struct mmc_lint_result *res)
 
 static const struct mmc_pfn_span dax_second_half = { START + NR, START + NPAGES };
 
+/*
+ * The same lint page by page (mmc_lint_opts.per_page): a second path
+ * through the checks, which the pattern and run shortcuts
+ * (lint_pattern.c) must agree with on every count and group.
+ */
+static void per_page_agrees(const struct kcfg *k, const char *what,
+			    const struct mmc_snapshot *snap, const struct mmc_lint_opts *opts,
+			    const struct mmc_lint_result *res)
+{
+	struct mmc_lint_opts o = *opts;
+	struct mmc_lint_result *pp = NULL;
+	struct mmc_error *err;
+	bool same;
+
+	o.per_page = true;
+	err = mmc_lint(snap, &o, &pp);
+	same = !err && pp->pages_checked == res->pages_checked &&
+	       pp->pages_read == res->pages_read &&
+	       pp->violations_total == res->violations_total &&
+	       pp->nviolations == res->nviolations && pp->nrules == res->nrules;
+	for (size_t i = 0; same && i < res->nviolations; i++)
+		same = pp->violations[i].pfn == res->violations[i].pfn &&
+		       pp->violations[i].npages == res->violations[i].npages &&
+		       !strcmp(pp->violations[i].rule, res->violations[i].rule) &&
+		       !strcmp(pp->violations[i].message, res->violations[i].message);
+	tap_ok(same, "%s %s: the same result page by page", k->name, what);
+	mmc_lint_result_destroy(pp);
+	mmc_error_destroy(err);
+}
+
 /* Lint a mutated snapshot: exactly `rule` (or nothing if NULL) on `pages`
  * pages starting at `pfn`. */
 static void expect(const struct kcfg *k, enum mut m, const char *what,
@@ -555,6 +593,7 @@ static void expect(const struct kcfg *k, enum mut m, const char *what,
 		mmc_snapshot_destroy(snap);
 		return;
 	}
+	per_page_agrees(k, what, snap, &opts, res);
 	if (!rule) {
 		ok = tap_ok(res->violations_total == 0 && res->nrules == 0 && !res->incomplete &&
 			    res->verdict == MMC_LINT_CLEAN && res->pages_checked == 2 * NPAGES &&
@@ -640,6 +679,11 @@ static void rules_on(const struct kcfg *k)
 	expect(k, M_MEMCG, "tail memcg_data set", "memcg", START + 16, 1);
 	expect(k, M_ALTMAP_LRU, "memmap pfn lru not an empty list", "altmap-init",
 	       START2 + 10, 1);
+	/* inside a long run of memmap pfns, which lint takes as a run */
+	expect(k, M_ALTMAP_LRU_MID, "one memmap pfn mid-run without its empty list",
+	       "altmap-init", START2 + 300, 1);
+	expect(k, M_ALTMAP_REF0, "every memmap pfn refcount 0 (init_page_count() missing)",
+	       "refcount", START2 + ALTMAP_RESERVE, ALTMAP_END - START2 - ALTMAP_RESERVE);
 	expect(k, M_POISON, "LIST_POISON1 in a head's private", "poison", START, 1);
 	expect(k, M_FILL, "0x6b fill in a head's private", "poison", START + NR, 1);
 	expect(k, M_UNREADABLE, "64 pages unreadable", "unreadable", START + NR + 64, 64);
