@@ -20,6 +20,9 @@ since (in $CACHE/images) with their kernels' vmlinux as <kernel>.vmlinux.  memma
 and these helpers are on PATH:
   oracle.py, physmem.py, oracle-table.py,
   images-table.py, lint-table.py           the scripts of the same names
+  bench-report.py                          scripts/bench/report.py, with
+                                           the committed benchmark results
+                                           under doc-bench/ (doc/bench/)
   dmesg-of IMAGE                           the kernel log kept in a dump
                                            (makedumpfile --dump-dmesg)
   crash-session IMAGE CMD...               crash in batch mode on a dump,
@@ -119,11 +122,14 @@ def setup(work):
         v = os.path.join(kdir, k, "vmlinux")
         if os.path.exists(v) and not k.startswith("6.1-"):
             os.symlink(v, os.path.join(work, k + ".vmlinux"))
+    os.symlink(os.path.join(TOP, "doc", "bench"), os.path.join(work, "doc-bench"))
     bindir = os.path.join(work, ".bin")
     os.mkdir(bindir)
-    for s in ("oracle.py", "physmem.py", "oracle-table.py", "images-table.py", "lint-table.py"):
+    for s, script in [(s, s) for s in ("oracle.py", "physmem.py", "oracle-table.py",
+                                        "images-table.py", "lint-table.py")] + \
+                     [("bench-report.py", os.path.join("bench", "report.py"))]:
         with open(os.path.join(bindir, s), "w") as f:
-            f.write('#!/bin/sh\nexec /usr/bin/python3 "%s" "$@"\n' % os.path.join(TOP, "scripts", s))
+            f.write('#!/bin/sh\nexec /usr/bin/python3 "%s" "$@"\n' % os.path.join(TOP, "scripts", script))
         os.chmod(os.path.join(bindir, s), 0o755)
     with open(os.path.join(bindir, "helpers.sh"), "w") as f:
         f.write(HELPERS)
