@@ -64,16 +64,6 @@ struct mmc_dump_damage {
 	size_t nspans;
 };
 
-static uint64_t le(const uint8_t *p, unsigned int n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = (v << 8) | p[n];
-	return v;
-}
-
-
 static uint64_t be(const uint8_t *p, unsigned int n)
 {
 	uint64_t v = 0;
@@ -363,16 +353,15 @@ static struct mmc_error *dd_descriptors(struct dd *dd, const uint8_t *bitmap,
 				continue;
 			}
 			if (word == UINT64_MAX && !dd->e->cov) {
-				if (i - chunk0 + 64 > navail)
-					err = dd_load(dd, buf, i, &chunk0, &navail);
-				if (!err && i - chunk0 + 64 <= navail &&
+				if (i - chunk0 + 64 > navail &&
+				    (err = dd_load(dd, buf, i, &chunk0, &navail)))
+					break;
+				if (i - chunk0 + 64 <= navail &&
 				    dd_word_clean(dd, buf + (i - chunk0) * DD_DESC_SIZE, &dd->need)) {
 					i += 64;
 					pfn += 63;
 					continue;
 				}
-				if (err)
-					break;
 			}
 		}
 		if (!((bitmap[pfn / 8] >> (pfn % 8)) & 1))
@@ -425,12 +414,12 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 	err = read_at(e, h, sizeof(h), 0, "disk_dump_header");
 	if (err)
 		return err;
-	version = (int32_t)le(h + 8, 4);
-	dd.bs = (uint32_t)le(h + 428, 4);
-	sub_blocks = (int32_t)le(h + 432, 4);
-	bitmap_blocks = le(h + 436, 4);
-	dd.max_pfn = le(h + 440, 4);
-	dd.incomplete = le(h + 424, 4) & DD_STATUS_INCOMPLETE;
+	version = (int32_t)mmc_le32(h + 8);
+	dd.bs = (uint32_t)mmc_le32(h + 428);
+	sub_blocks = (int32_t)mmc_le32(h + 432);
+	bitmap_blocks = mmc_le32(h + 436);
+	dd.max_pfn = mmc_le32(h + 440);
+	dd.incomplete = mmc_le32(h + 424) & DD_STATUS_INCOMPLETE;
 	if (dd.bs < DD_MIN_BLOCK || dd.bs > DD_MAX_BLOCK || (dd.bs & (dd.bs - 1)))
 		return mmc_error_create(MMC_ERR_INPUT, e->path,
 					"disk_dump_header at offset 428: block_size %u is not a power of two from %u to %u",
@@ -460,16 +449,16 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 	}
 	dd.start_pfn = 0;
 	dd.end_pfn = UINT64_MAX;
-	if (version >= 2 && le(sub + 12, 4)) {	/* split */
-		dd.start_pfn = le(sub + (version >= 6 ? 80 : 16), 8);
-		dd.end_pfn = le(sub + (version >= 6 ? 88 : 24), 8);
+	if (version >= 2 && mmc_le32(sub + 12)) {	/* split */
+		dd.start_pfn = mmc_le64(sub + (version >= 6 ? 80 : 16));
+		dd.end_pfn = mmc_le64(sub + (version >= 6 ? 88 : 24));
 	}
 	if (version >= 6)
-		dd.max_pfn = le(sub + 96, 8);
+		dd.max_pfn = mmc_le64(sub + 96);
 	if (version == 3)
-		err = dd_region(&dd, le(sub + 32, 8), le(sub + 40, 8), "its VMCOREINFO");
-	if (!err && version >= 4 && le(sub + 56, 8))
-		err = dd_region(&dd, le(sub + 48, 8), le(sub + 56, 8), "its ELF notes");
+		err = dd_region(&dd, mmc_le64(sub + 32), mmc_le64(sub + 40), "its VMCOREINFO");
+	if (!err && version >= 4 && mmc_le64(sub + 56))
+		err = dd_region(&dd, mmc_le64(sub + 48), mmc_le64(sub + 56), "its ELF notes");
 	if (err)
 		return err;
 	/* the bitmaps (libkdumpfile's read_bitmap(): the second half when both fit) */

@@ -71,6 +71,10 @@ struct lint_ctx {
 	size_t violations_cap;		/* res->violations grows up to max_groups */
 	bool oom;			/* a violation could not be kept */
 	uint64_t rule_pages[MMC_RULE_COUNT];
+	/* the fill patterns' words, which the pages lint_pattern.c counts
+	 * without checking must not hold (set by lint_range_pages()) */
+	uint64_t fills[256];
+	size_t nfills;
 
 	/* the kernel */
 	struct mmc_kver kver;

@@ -73,22 +73,21 @@ static bool hits(uint64_t x, uint64_t d, uint64_t w, uint64_t kmin, uint64_t kma
 
 /* No raw value of slot (first raw x0, stride dx over n records, moving d a
  * repetition) equals a fill pattern in repetitions kmin..kmax. */
-static bool fill_free(const uint64_t *fills, size_t nfills, uint64_t x0, uint64_t dx,
+static bool fill_free(const struct lint_ctx *c, uint64_t x0, uint64_t dx,
 		      uint64_t n, uint64_t d, uint64_t kmin, uint64_t kmax)
 {
 	if (dx && n > 4096)
 		return false;	/* not worth solving: check page by page */
 	for (uint64_t i = 0; i < (dx ? n : 1); i++)
-		for (size_t f = 0; f < nfills; f++)
-			if (hits(x0 + i * dx, d, fills[f], kmin, kmax))
+		for (size_t f = 0; f < c->nfills; f++)
+			if (hits(x0 + i * dx, d, c->fills[f], kmin, kmax))
 				return false;
 	return true;
 }
 
 static bool alike(const struct lint_ctx *c, size_t pi, const struct mmc_snapshot_pattern *p)
 {
-	uint64_t end = p->start + p->reps * p->period, fills[256];
-	size_t nfills = 0;
+	uint64_t end = p->start + p->reps * p->period;
 	unsigned int ch_slot;
 	bool have_ch = mmc_page_member_slot(c->layout, c->sps, MMC_PAGE_COMPOUND_HEAD,
 					    &ch_slot);
@@ -114,9 +113,7 @@ static bool alike(const struct lint_ctx *c, size_t pi, const struct mmc_snapshot
 				continue;
 			if (!have_ch || k != ch_slot || first.slot[k].cls != MMC_V_PAGE)
 				return false;
-			if (!nfills)
-				nfills = fill_words(fills);
-			if (!fill_free(fills, nfills, first.slot[k].raw, stride.slot[k].raw,
+			if (!fill_free(c, first.slot[k].raw, stride.slot[k].raw,
 				       count, rep.slot[k].raw, 2, p->reps - 2))
 				return false;
 		}
@@ -188,15 +185,12 @@ static void check_pages(struct lint_ctx *c, const struct mmc_nrec *f, const stru
  * its offset and its v, which stay, and its raw only against the fill
  * patterns, which no page of the run may hit.
  */
-static bool moves_with_pfn(const struct mmc_nval *f, const struct mmc_nval *s, uint64_t count)
+static bool moves_with_pfn(const struct lint_ctx *c, const struct mmc_nval *f,
+			   const struct mmc_nval *s, uint64_t count)
 {
-	uint64_t fills[256];
-	size_t nfills;
-
 	if (s->v || !s->raw || (f->cls != MMC_V_SELF && f->cls != MMC_V_PAGE))
 		return false;
-	nfills = fill_words(fills);
-	return fill_free(fills, nfills, f->raw, 0, 1, s->raw, 0, count - 1);
+	return fill_free(c, f->raw, 0, 1, s->raw, 0, count - 1);
 }
 
 /*
@@ -230,7 +224,7 @@ static bool run_alike(const struct lint_ctx *c, uint64_t start, uint64_t count,
 	for (unsigned int k = 0; k < s->nslots && k < MMC_MAX_SLOTS; k++) {
 		if (!s->slot[k].v && !s->slot[k].raw)
 			continue;
-		if (moves_with_pfn(&f->slot[k], &s->slot[k], count))
+		if (moves_with_pfn(c, &f->slot[k], &s->slot[k], count))
 			continue;
 		if (altmap || !have_ch || k != ch_slot || f->slot[k].cls != MMC_V_PAGE ||
 		    s->slot[k].v != -1 || s->slot[k].raw)
@@ -281,6 +275,7 @@ void lint_range_pages(struct lint_ctx *c)
 	size_t np = mmc_snapshot_range_npatterns(c->snap, c->range);
 	bool per_page = c->opts && c->opts->per_page;
 
+	c->nfills = fill_words(c->fills);
 	for (size_t i = 0; i < np; i++) {
 		struct mmc_snapshot_pattern p;
 		struct rep_mark m;

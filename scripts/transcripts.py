@@ -53,6 +53,11 @@ BUILD = os.environ.get("MMC_BUILD", os.path.join(TOP, "build"))
 MARK = re.compile(r"^<!-- transcript( needs=([^:]*))?: (.*) -->$")
 RECORDED = re.compile(r"^<!-- transcript-recorded: (.*) -->$")
 GENERATED = re.compile(r"^<!-- generated: (.*) -->$")
+# helper on PATH -> its script under scripts/
+HELPER_SCRIPTS = {s: s for s in ("oracle.py", "physmem.py", "oracle-table.py",
+                                 "images-table.py", "lint-table.py")}
+HELPER_SCRIPTS["bench-report.py"] = os.path.join("bench", "report.py")
+
 VOLATILE = [
     (re.compile(r"\d+\.\d+ s \(\d+(\.\d+)? [kM]? ?pages/s\)"), "T s (R pages/s)"),
     (re.compile(r"; \d+\.\d+ s"), "; T s"),
@@ -125,12 +130,10 @@ def setup(work):
     os.symlink(os.path.join(TOP, "doc", "bench"), os.path.join(work, "doc-bench"))
     bindir = os.path.join(work, ".bin")
     os.mkdir(bindir)
-    for s, script in [(s, s) for s in ("oracle.py", "physmem.py", "oracle-table.py",
-                                        "images-table.py", "lint-table.py")] + \
-                     [("bench-report.py", os.path.join("bench", "report.py"))]:
-        with open(os.path.join(bindir, s), "w") as f:
+    for name, script in HELPER_SCRIPTS.items():
+        with open(os.path.join(bindir, name), "w") as f:
             f.write('#!/bin/sh\nexec /usr/bin/python3 "%s" "$@"\n' % os.path.join(TOP, "scripts", script))
-        os.chmod(os.path.join(bindir, s), 0o755)
+        os.chmod(os.path.join(bindir, name), 0o755)
     with open(os.path.join(bindir, "helpers.sh"), "w") as f:
         f.write(HELPERS)
     return bindir
