@@ -231,11 +231,28 @@ static struct mmc_error *dd_region(const struct dd *dd, uint64_t off, uint64_t s
 	return NULL;
 }
 
+/*
+ * Non-zero when a page descriptor is malformed: flags other than one
+ * compression bit, a size that is not the block size uncompressed or is 0
+ * or more than a block compressed (size - 1 >= bs), data before the data
+ * area or wrapping around.  Without branches, as dd_word_clean() runs it
+ * on every descriptor of a large dump.
+ */
+static inline uint64_t dd_desc_bad(const struct dd *dd, uint64_t off, uint64_t size,
+				   uint64_t flags)
+{
+	uint64_t comp = flags & DD_COMPRESSED;
+
+	return (flags & ~comp) | (comp & (comp - 1)) |
+	       (comp ? size - 1 >= dd->bs : size != dd->bs) |
+	       (off < dd->data_start) | (off + size < off);
+}
+
 /* One descriptor: nothing, or the pfn is marked. */
 static struct mmc_error *dd_desc(struct dd *dd, struct mmc_dump_damage **d,
 				 uint64_t pfn, uint64_t pos, const uint8_t *b, bool have)
 {
-	uint64_t off, size, flags, comp;
+	uint64_t off, size, flags;
 	uint8_t reason = 0;
 	struct mmc_error *err;
 
@@ -247,12 +264,9 @@ static struct mmc_error *dd_desc(struct dd *dd, struct mmc_dump_damage **d,
 		off = mmc_le64(b);
 		size = mmc_le32(b + 8);
 		flags = mmc_le32(b + 12);
-		comp = flags & DD_COMPRESSED;
 		if (dd->incomplete && !off && !size && !flags) {
 			reason = MMC_UR_TRUNCATED;	/* never written */
-		} else if ((flags & ~(uint64_t)DD_COMPRESSED) || (comp & (comp - 1)) ||
-			   (comp ? !size || size > dd->bs : size != dd->bs) ||
-			   off < dd->data_start || off + size < off) {
+		} else if (dd_desc_bad(dd, off, size, flags)) {
 			reason = MMC_UR_CORRUPT;
 			if (!dd->ncorrupt) {
 				dd->first_corrupt_pos = pos;
@@ -303,12 +317,8 @@ static bool dd_word_clean(const struct dd *dd, const uint8_t *b, uint64_t *need)
 
 	for (k = 0; k < 64; k++, b += DD_DESC_SIZE) {
 		uint64_t off = mmc_le64(b), size = mmc_le32(b + 8), flags = mmc_le32(b + 12);
-		uint64_t comp = flags & DD_COMPRESSED;
 
-		bad |= (flags & ~comp) | (comp & (comp - 1));
-		/* size - 1 >= bs: size is 0 or more than a block */
-		bad |= comp ? size - 1 >= dd->bs : size != dd->bs;
-		bad |= (off < dd->data_start) | (off + size < off);
+		bad |= dd_desc_bad(dd, off, size, flags);
 		hi = off + size > hi ? off + size : hi;
 	}
 	if (bad || hi > dd->e->size)
