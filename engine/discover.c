@@ -269,6 +269,9 @@ struct mmc_error *mmc_discover(struct mmc_kernel *k, struct mmc_discovery **out)
 		d->ranges[kept++] = d->ranges[i];
 	}
 	d->nranges = kept;
+	err = mmc_discover_dax(k, d);
+	if (err)
+		goto fail;
 	free(c.addrs);
 	*out = d;
 	return NULL;
@@ -285,5 +288,6 @@ void mmc_discovery_destroy(struct mmc_discovery *d)
 	mmc_error_destroy(d->problem);
 	free(d->pgmaps);
 	free(d->ranges);
+	free(d->dax);
 	free(d);
 }

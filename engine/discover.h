@@ -17,6 +17,7 @@
 #include "nrec.h"
 
 #define MMC_MAX_PGMAP_RANGES 64
+#define MMC_DAX_WHY_MAX 512
 
 struct mmc_dpgmap {
 	struct mmc_spgmap info;		/* owner/ops left RAW until normalised */
@@ -38,6 +39,15 @@ struct mmc_discovery {
 	struct mmc_dpgmap *pgmaps;	/* sorted by first range start */
 	size_t nranges;
 	struct mmc_srange *ranges;	/* sorted by start_pfn */
+	/*
+	 * The device-dax data ranges of the pgmaps found (discover_dax.c);
+	 * unlike a problem above, a dax_why never makes discovery incomplete:
+	 * the struct pages are all there, one lint rule cannot be checked.
+	 */
+	enum mmc_dax_state dax_state;
+	char dax_why[MMC_DAX_WHY_MAX];	/* "" exactly when MMC_DAX_READ */
+	size_t ndax;
+	struct mmc_dax_span *dax;	/* sorted by start_pfn */
 };
 
 /*
@@ -49,5 +59,13 @@ struct mmc_error *mmc_discover(struct mmc_kernel *k, struct mmc_discovery **out)
  * about the tool or its input (fatal)? */
 bool mmc_discovery_problem_error(const struct mmc_error *err);
 void mmc_discovery_destroy(struct mmc_discovery *d);
+
+/*
+ * The device-dax ranges of d's pgmaps, into d->dax: from dax_superblock
+ * through every inode on its s_inodes list to the dax_device around it and,
+ * when its private data is a dev_dax pointing back to it, dev_dax->ranges.
+ * Fails only on allocation; what could not be read is d->dax_why.
+ */
+struct mmc_error *mmc_discover_dax(struct mmc_kernel *k, struct mmc_discovery *d);
 
 #endif

@@ -121,6 +121,29 @@ const struct mmc_member_spec mmc_member_specs[MMC_MEMBER_COUNT] = {
 		{ "parent" }, false, "xa_node.parent" },
 	[MMC_XA_NODE_SLOTS] = { MMC_XA_NODE_SLOTS, "xa_node",
 		{ "slots" }, false, "xa_node.slots" },
+
+	[MMC_LIST_HEAD_NEXT] = { MMC_LIST_HEAD_NEXT, "list_head",
+		{ "next" }, true, "list_head.next", 2 },
+	[MMC_SB_S_INODES] = { MMC_SB_S_INODES, "super_block",
+		{ "s_inodes" }, true, "super_block.s_inodes", 2 },
+	[MMC_INODE_I_SB_LIST] = { MMC_INODE_I_SB_LIST, "inode",
+		{ "i_sb_list" }, true, "inode.i_sb_list", 2 },
+	[MMC_DAX_DEVICE_INODE] = { MMC_DAX_DEVICE_INODE, "dax_device",
+		{ "inode" }, true, "dax_device.inode", 2 },
+	[MMC_DAX_DEVICE_PRIVATE] = { MMC_DAX_DEVICE_PRIVATE, "dax_device",
+		{ "private" }, true, "dax_device.private", 2 },
+	[MMC_DEV_DAX_DAX_DEV] = { MMC_DEV_DAX_DAX_DEV, "dev_dax",
+		{ "dax_dev" }, true, "dev_dax.dax_dev", 2 },
+	[MMC_DEV_DAX_PGMAP] = { MMC_DEV_DAX_PGMAP, "dev_dax",
+		{ "pgmap" }, true, "dev_dax.pgmap", 2 },
+	[MMC_DEV_DAX_NR_RANGE] = { MMC_DEV_DAX_NR_RANGE, "dev_dax",
+		{ "nr_range" }, true, "dev_dax.nr_range", 2 },
+	[MMC_DEV_DAX_RANGES] = { MMC_DEV_DAX_RANGES, "dev_dax",
+		{ "ranges" }, true, "dev_dax.ranges", 2 },
+	[MMC_DEV_DAX_RANGE_START] = { MMC_DEV_DAX_RANGE_START, "dev_dax_range",
+		{ "range.start" }, true, "dev_dax_range.start", 2 },
+	[MMC_DEV_DAX_RANGE_END] = { MMC_DEV_DAX_RANGE_END, "dev_dax_range",
+		{ "range.end" }, true, "dev_dax_range.end", 2 },
 };
 
 const struct mmc_size_spec mmc_size_specs[MMC_SIZE_COUNT] = {
@@ -130,6 +153,7 @@ const struct mmc_size_spec mmc_size_specs[MMC_SIZE_COUNT] = {
 	[MMC_SIZE_VMEM_ALTMAP] = { MMC_SIZE_VMEM_ALTMAP, "vmem_altmap", false },
 	[MMC_SIZE_RANGE] = { MMC_SIZE_RANGE, "range", false },
 	[MMC_SIZE_XA_NODE] = { MMC_SIZE_XA_NODE, "xa_node", false },
+	[MMC_SIZE_DEV_DAX_RANGE] = { MMC_SIZE_DEV_DAX_RANGE, "dev_dax_range", true, 2 },
 };
 
 /*
@@ -150,6 +174,7 @@ const struct mmc_symbol_spec mmc_symbol_specs[MMC_SYM_COUNT] = {
 	[MMC_SYM_STEXT] = { MMC_SYM_STEXT, "_stext", false },
 	[MMC_SYM_INIT_UTS_NS] = { MMC_SYM_INIT_UTS_NS, "init_uts_ns", false },
 	[MMC_SYM_NODE_DATA] = { MMC_SYM_NODE_DATA, "node_data", true },
+	[MMC_SYM_DAX_SUPERBLOCK] = { MMC_SYM_DAX_SUPERBLOCK, "dax_superblock", true, 2 },
 };
 
 const struct mmc_enum_spec mmc_enum_specs[MMC_ENUM_COUNT] = {
@@ -337,11 +362,18 @@ struct mmc_error *mmc_layout_enum_add(struct mmc_layout *layout,
  * build-id and source are left out on purpose, so two builds of the same
  * struct layout (or one kernel booted twice) share a fingerprint.
  */
+/*
+ * The struct page side of the layout only: the items saved layouts gained
+ * later (the device-dax chain) only steer discovery, so they stay out, and
+ * a kernel keeps the fingerprint its older snapshot files carry.
+ */
 static void fingerprint_text(FILE *f, const struct mmc_layout *l)
 {
 	for (int i = 0; i < MMC_MEMBER_COUNT; i++) {
 		const struct mmc_member *m = &l->member[i];
 
+		if (mmc_member_specs[i].since)
+			continue;
 		if (m->found)
 			fprintf(f, "m %s %s %" PRIu32 " %" PRIu32 " %" PRIu32 "\n",
 				mmc_member_specs[i].label, m->name, m->offset,
@@ -350,6 +382,8 @@ static void fingerprint_text(FILE *f, const struct mmc_layout *l)
 			fprintf(f, "m %s -\n", mmc_member_specs[i].label);
 	}
 	for (int i = 0; i < MMC_SIZE_COUNT; i++) {
+		if (mmc_size_specs[i].since)
+			continue;
 		if (l->size_found[i])
 			fprintf(f, "s %s %" PRIu64 "\n", mmc_size_specs[i].type,
 				l->size[i]);

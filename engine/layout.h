@@ -78,6 +78,21 @@ enum mmc_member_id {
 	MMC_XA_NODE_COUNT,	/* xa_node "count" */
 	MMC_XA_NODE_PARENT,	/* xa_node "parent" */
 	MMC_XA_NODE_SLOTS,	/* xa_node "slots" */
+	/*
+	 * The device-dax chain (discover_dax.c), all optional: a kernel whose
+	 * device_dax is a module has no struct dev_dax in its vmlinux.
+	 */
+	MMC_LIST_HEAD_NEXT,	/* list_head "next" */
+	MMC_SB_S_INODES,	/* super_block "s_inodes" */
+	MMC_INODE_I_SB_LIST,	/* inode "i_sb_list" */
+	MMC_DAX_DEVICE_INODE,	/* dax_device "inode" (drivers/dax/super.c) */
+	MMC_DAX_DEVICE_PRIVATE,	/* dax_device "private" */
+	MMC_DEV_DAX_DAX_DEV,	/* dev_dax "dax_dev" (drivers/dax/dax-private.h) */
+	MMC_DEV_DAX_PGMAP,	/* dev_dax "pgmap" */
+	MMC_DEV_DAX_NR_RANGE,	/* dev_dax "nr_range" */
+	MMC_DEV_DAX_RANGES,	/* dev_dax "ranges" */
+	MMC_DEV_DAX_RANGE_START, /* dev_dax_range "range.start" */
+	MMC_DEV_DAX_RANGE_END,	/* dev_dax_range "range.end" */
 	MMC_MEMBER_COUNT
 };
 
@@ -88,6 +103,7 @@ enum mmc_size_id {
 	MMC_SIZE_VMEM_ALTMAP,	/* struct vmem_altmap */
 	MMC_SIZE_RANGE,		/* struct range */
 	MMC_SIZE_XA_NODE,	/* struct xa_node */
+	MMC_SIZE_DEV_DAX_RANGE,	/* struct dev_dax_range (optional) */
 	MMC_SIZE_COUNT
 };
 
@@ -102,6 +118,7 @@ enum mmc_symbol_id {
 	MMC_SYM_STEXT,		/* _stext (VMCOREINFO has it: KASLR cross-check) */
 	MMC_SYM_INIT_UTS_NS,
 	MMC_SYM_NODE_DATA,	/* optional (NUMA) */
+	MMC_SYM_DAX_SUPERBLOCK,	/* drivers/dax/super.c (optional) */
 	MMC_SYM_COUNT
 };
 
@@ -153,11 +170,17 @@ struct mmc_member_spec {
 	const char *candidates[4];	/* member paths, newest first; "a.b" nests */
 	bool optional;
 	const char *label;		/* stable name used in reports, e.g. "compound_head" */
+	/*
+	 * The saved-layout version that added it (0: version 1).  A file of an
+	 * older version has no line for it (it reads as missing).  Such items
+	 * stay out of the fingerprint, so older snapshot files keep theirs.
+	 */
+	unsigned int since;
 };
 extern const struct mmc_member_spec mmc_member_specs[MMC_MEMBER_COUNT];
-struct mmc_size_spec { enum mmc_size_id id; const char *type; bool optional; };
+struct mmc_size_spec { enum mmc_size_id id; const char *type; bool optional; unsigned int since; };
 extern const struct mmc_size_spec mmc_size_specs[MMC_SIZE_COUNT];
-struct mmc_symbol_spec { enum mmc_symbol_id id; const char *name; bool optional; };
+struct mmc_symbol_spec { enum mmc_symbol_id id; const char *name; bool optional; unsigned int since; };
 extern const struct mmc_symbol_spec mmc_symbol_specs[MMC_SYM_COUNT];
 struct mmc_enum_spec { enum mmc_enum_id id; const char *type; };
 extern const struct mmc_enum_spec mmc_enum_specs[MMC_ENUM_COUNT];
@@ -185,8 +208,8 @@ struct mmc_error *mmc_layout_enum_add(struct mmc_layout *layout,
 
 /*
  * 64-bit fingerprint of the type layout (members, sizes, enums; not symbol
- * addresses, not release/build-id): two kernels with the same struct layout
- * have the same fingerprint.
+ * addresses, not release/build-id, not the items of a spec's `since`): two
+ * kernels with the same struct layout have the same fingerprint.
  */
 uint64_t mmc_layout_fingerprint(const struct mmc_layout *layout);
 

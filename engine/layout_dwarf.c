@@ -28,12 +28,21 @@
 static const char *const wanted_structs[] = {
 	"page", "folio", "dev_pagemap", "vmem_altmap", "range", "xarray",
 	"xa_node",
+	/* the device-dax chain: optional, the scan never goes on for them */
+	"list_head", "super_block", "inode", "dax_device", "dev_dax",
+	"dev_dax_range",
 };
 #define NR_STRUCTS (sizeof(wanted_structs) / sizeof(wanted_structs[0]))
+#define NR_REQUIRED_STRUCTS 7
 
-/* CUs that are known to use every device-memory type: scanned first. */
+/*
+ * CUs that are known to use every device-memory type, and the dax core
+ * (super.c defines struct dax_device, bus.c uses struct dev_dax): scanned
+ * first.
+ */
 static const char *const preferred_cus[] = {
 	"mm/memremap.c", "mm/mm_init.c", "mm/page_alloc.c",
+	"drivers/dax/super.c", "drivers/dax/bus.c",
 };
 #define NR_PREFERRED (sizeof(preferred_cus) / sizeof(preferred_cus[0]))
 
@@ -47,6 +56,7 @@ struct dwarf_ctx {
 	Dwarf_Die enum_die[MMC_ENUM_COUNT];
 	bool enum_found[MMC_ENUM_COUNT];
 	size_t nr_missing;
+	size_t nr_required_missing;	/* of them not optional */
 };
 
 static int struct_index(const char *type)
@@ -83,6 +93,7 @@ static void scan_cu(struct dwarf_ctx *ctx, Dwarf_Die *cudie)
 			ctx->type[i] = die;
 			ctx->type_found[i] = true;
 			ctx->nr_missing--;
+			ctx->nr_required_missing -= i < NR_REQUIRED_STRUCTS;
 		} else {
 			for (i = 0; i < MMC_ENUM_COUNT; i++) {
 				if (ctx->enum_found[i] ||
@@ -91,6 +102,7 @@ static void scan_cu(struct dwarf_ctx *ctx, Dwarf_Die *cudie)
 				ctx->enum_die[i] = die;
 				ctx->enum_found[i] = true;
 				ctx->nr_missing--;
+				ctx->nr_required_missing--;
 			}
 		}
 	} while (ctx->nr_missing && dwarf_siblingof(&die, &die) == 0);
@@ -122,12 +134,14 @@ static void find_types(struct dwarf_ctx *ctx)
 	Dwarf_Half version;
 
 	ctx->nr_missing = NR_STRUCTS + MMC_ENUM_COUNT;
+	ctx->nr_required_missing = NR_REQUIRED_STRUCTS + MMC_ENUM_COUNT;
 	/* Pass 1 reads only unit headers and CU names: cheap. */
 	for (; dwarf_get_units(ctx->dw, cu, &next, &version, &unit_type,
 			       &cudie, NULL) == 0 && ctx->nr_missing; cu = next)
 		if (unit_type == DW_UT_compile && cu_is_preferred(&cudie))
 			scan_cu(ctx, &cudie);
-	for (cu = NULL; ctx->nr_missing &&
+	/* The rest only while a required type is missing. */
+	for (cu = NULL; ctx->nr_required_missing &&
 	     dwarf_get_units(ctx->dw, cu, &next, &version, &unit_type, &cudie,
 			     NULL) == 0; cu = next)
 		/* Type units too, for vmlinuxes built with -fdebug-types-section. */

@@ -4,7 +4,7 @@
  * text, so a dump can be checked on a machine without the 600 MB debug
  * vmlinux (the idea of makedumpfile -g).  Format, one entry per line:
  *
- *   memmapcheck-layout 1
+ *   memmapcheck-layout 2           (version 1 is still read)
  *   release 6.12.117
  *   build_id 0123abcd...            (may be empty)
  *   source /path/to/vmlinux         (rest of the line)
@@ -17,7 +17,9 @@
  *   checksum <16 hex digits: FNV-1a 64 of every byte before this line>
  *
  * Every item of the spec tables appears exactly once (as a value or as
- * "missing"), so a file that lost lines is caught even before the checksum.
+ * "missing"), so a file that lost lines is caught even before the checksum;
+ * a version 1 file has no lines for the items version 2 added (the
+ * device-dax chain), and they read as missing.
  * The reader is strict: an unknown key, a duplicate, a bad number, a wrong
  * checksum or a missing final line is an error naming the file and line.
  */
@@ -33,7 +35,7 @@
 #include <unistd.h>
 
 #define LAYOUT_MAGIC "memmapcheck-layout"
-#define LAYOUT_VERSION 1
+#define LAYOUT_VERSION 2
 /* Real layouts are ~10 KB; anything this big is not one. */
 #define LAYOUT_MAX_BYTES (16u << 20)
 #define MAX_TOKENS 8
@@ -127,6 +129,7 @@ struct parser {
 	const char *path;
 	unsigned int lineno;
 	struct mmc_layout *l;
+	unsigned int version;
 	bool seen_member[MMC_MEMBER_COUNT];
 	bool seen_size[MMC_SIZE_COUNT];
 	bool seen_sym[MMC_SYM_COUNT];
@@ -212,7 +215,7 @@ static struct mmc_error *parse_member(struct parser *p, char **tok, int n)
 			break;
 		}
 	}
-	if (!s)
+	if (!s || s->since > p->version)
 		return perr(p, "unknown member \"%s\"", n >= 2 ? tok[1] : "");
 	if (p->seen_member[i])
 		return perr(p, "duplicate member %s", s->label);
@@ -247,7 +250,7 @@ static struct mmc_error *parse_size(struct parser *p, char **tok, int n)
 	for (i = 0; i < MMC_SIZE_COUNT; i++)
 		if (n >= 2 && !strcmp(tok[1], mmc_size_specs[i].type))
 			break;
-	if (i == MMC_SIZE_COUNT)
+	if (i == MMC_SIZE_COUNT || mmc_size_specs[i].since > p->version)
 		return perr(p, "unknown size \"%s\"", n >= 2 ? tok[1] : "");
 	if (p->seen_size[i])
 		return perr(p, "duplicate size %s", tok[1]);
@@ -269,7 +272,7 @@ static struct mmc_error *parse_symbol(struct parser *p, char **tok, int n)
 	for (i = 0; i < MMC_SYM_COUNT; i++)
 		if (n >= 2 && !strcmp(tok[1], mmc_symbol_specs[i].name))
 			break;
-	if (i == MMC_SYM_COUNT)
+	if (i == MMC_SYM_COUNT || mmc_symbol_specs[i].since > p->version)
 		return perr(p, "unknown symbol \"%s\"", n >= 2 ? tok[1] : "");
 	if (p->seen_sym[i])
 		return perr(p, "duplicate symbol %s", tok[1]);
@@ -372,14 +375,14 @@ static struct mmc_error *check_complete(struct parser *p)
 	    !p->seen_numnodes)
 		return perr(p, "missing release, build_id, source or max_numnodes line");
 	for (int i = 0; i < MMC_MEMBER_COUNT; i++)
-		if (!p->seen_member[i])
+		if (!p->seen_member[i] && mmc_member_specs[i].since <= p->version)
 			return perr(p, "no line for member %s",
 				    mmc_member_specs[i].label);
 	for (int i = 0; i < MMC_SIZE_COUNT; i++)
-		if (!p->seen_size[i])
+		if (!p->seen_size[i] && mmc_size_specs[i].since <= p->version)
 			return perr(p, "no line for size %s", mmc_size_specs[i].type);
 	for (int i = 0; i < MMC_SYM_COUNT; i++)
-		if (!p->seen_sym[i])
+		if (!p->seen_sym[i] && mmc_symbol_specs[i].since <= p->version)
 			return perr(p, "no line for symbol %s",
 				    mmc_symbol_specs[i].name);
 	for (int i = 0; i < MMC_ENUM_COUNT; i++)
@@ -419,9 +422,10 @@ static struct mmc_error *parse_all(struct parser *p, char *text, size_t len)
 	if (sscanf(text, "%31s %u%c", magic, &version, &extra) != 2 ||
 	    strcmp(magic, LAYOUT_MAGIC))
 		return perr(p, "not a memmapcheck layout file");
-	if (version != LAYOUT_VERSION)
-		return perr(p, "unsupported layout file version %u (expected %d)",
+	if (version < 1 || version > LAYOUT_VERSION)
+		return perr(p, "unsupported layout file version %u (this build reads 1 to %d)",
 			    version, LAYOUT_VERSION);
+	p->version = version;
 	*nl = '\n';
 	/* Last line: the checksum of everything before it. */
 	end[-1] = '\0';

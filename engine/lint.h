@@ -63,20 +63,18 @@ struct mmc_lint_result {
 	unsigned int gaps;		/* enum mmc_lint_gap */
 	enum mmc_lint_verdict verdict;
 	char discovery_problem[256];	/* MMC_LINT_GAP_DISCOVERY: why */
-};
-
-/* A device-dax data range: the pfns dev_dax_probe() requested
- * (dev_dax->ranges[i].range), [start, end). */
-struct mmc_pfn_span {
-	uint64_t start, end;
+	/*
+	 * Device-dax ranges (MEMORY_DEVICE_GENERIC) whose dax-range rule could
+	 * not be checked, because the snapshot has no device-dax data range
+	 * for them, and why.  Not a gap: every page was still checked against
+	 * every other rule, and the report says which rule was left out.
+	 */
+	size_t dax_unchecked;
+	char dax_why[256];
 };
 
 struct mmc_lint_opts {
 	size_t max_groups;		/* default 200 */
-	/* Device-dax data ranges, for the dax-range rule, until snapshots
-	 * carry them; may be NULL. */
-	const struct mmc_pfn_span *dax_ranges;
-	size_t ndax_ranges;
 	/* Check every page, also of repetitions of a pattern that checking
 	 * one repetition proves alike (lint_pattern.c): the same result,
 	 * slower; for tests. */

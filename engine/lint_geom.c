@@ -40,6 +40,33 @@ static bool starts_order0(const struct lint_ctx *c)
 	return !v.head && !v.tail;
 }
 
+/* The device-dax data range of this range's pgmap, from the snapshot. */
+static void lint_geom_dax(struct lint_ctx *c)
+{
+	const struct mmc_srange *sr = c->sr;
+	const struct mmc_dax_span *dax;
+	const char *why;
+	size_t n;
+	enum mmc_dax_state st;
+
+	c->dax_known = false;
+	if (strcmp(c->type_name, "MEMORY_DEVICE_GENERIC"))
+		return;
+	st = mmc_snapshot_dax(c->snap, &dax, &n, &why);
+	for (size_t i = 0; i < n; i++) {
+		if (dax[i].pgmap_index == sr->pgmap_index &&
+		    dax[i].start_pfn < sr->end_pfn && dax[i].end_pfn > sr->start_pfn) {
+			c->dax_known = true;
+			c->dax_start = dax[i].start_pfn;
+			c->dax_end = dax[i].end_pfn;
+			return;
+		}
+	}
+	if (!c->res->dax_unchecked++)
+		snprintf(c->res->dax_why, sizeof(c->res->dax_why), "%s",
+			 st == MMC_DAX_READ ? "no device-dax instance names its pgmap" : why);
+}
+
 void lint_geom_range(struct lint_ctx *c)
 {
 	const struct mmc_srange *sr = c->sr;
@@ -64,20 +91,7 @@ void lint_geom_range(struct lint_ctx *c)
 		c->first_head = first < last ? first : sr->end_pfn;
 		c->compound_end = first < last ? last : sr->end_pfn;
 	}
-
-	c->dax_known = false;
-	if (c->opts && c->opts->dax_ranges && !strcmp(c->type_name, "MEMORY_DEVICE_GENERIC")) {
-		for (size_t i = 0; i < c->opts->ndax_ranges; i++) {
-			const struct mmc_pfn_span *s = &c->opts->dax_ranges[i];
-
-			if (s->start < sr->end_pfn && s->end > sr->start_pfn) {
-				c->dax_known = true;
-				c->dax_start = s->start;
-				c->dax_end = s->end;
-				break;
-			}
-		}
-	}
+	lint_geom_dax(c);
 }
 
 struct lint_expect lint_expect(const struct lint_ctx *c, uint64_t pfn)

@@ -140,6 +140,24 @@ struct mmc_srange {
 	uint64_t altmap_start, altmap_end;	/* memmap_init_range pfns */
 };
 
+/*
+ * A device-dax data range: the pfns dev_dax_probe() requested
+ * (dev_dax->ranges[i].range), [start, end), of the pgmap dev_dax->pgmap
+ * names.  For a pmem namespace it starts after the info block, which the
+ * pgmap's own range includes.
+ */
+struct mmc_dax_span {
+	uint32_t pgmap_index;		/* into the snapshot's pgmaps */
+	uint64_t start_pfn, end_pfn;
+};
+
+/* What the snapshot knows of the device-dax ranges. */
+enum mmc_dax_state {
+	MMC_DAX_NOT_READ = 0,	/* the layout has no device-dax chain, or an old file */
+	MMC_DAX_READ = 1,	/* every dev_dax on the dax superblock was read */
+	MMC_DAX_PARTIAL = 2,	/* reading stopped at a structure: the spans before it */
+};
+
 struct mmc_spgmap {
 	uint64_t kaddr;			/* display only */
 	int64_t type;			/* enum memory_type value */

@@ -242,7 +242,10 @@ void mmc_report_lint_sentence(const struct mmc_snapshot *snap,
 		break;
 	}
 	if (res->gaps & MMC_LINT_GAP_DISCOVERY)
-		append(buf, size, len, "; discovery stopped early: %s", res->discovery_problem);
+		len = append(buf, size, len, "; discovery stopped early: %s", res->discovery_problem);
+	if (res->dax_unchecked)
+		append(buf, size, len, "; dax-range not checked in %zu device-dax range%s: %s",
+		       res->dax_unchecked, res->dax_unchecked == 1 ? "" : "s", res->dax_why);
 }
 
 /* ---- ranges ---- */
@@ -269,6 +272,37 @@ const char *mmc_report_levels_origin(const struct mmc_geom *g)
 	default:
 		return "not recorded";
 	}
+}
+
+const char *mmc_report_dax_state(enum mmc_dax_state state)
+{
+	switch (state) {
+	case MMC_DAX_READ:
+		return "read";
+	case MMC_DAX_PARTIAL:
+		return "partial";
+	default:
+		return "not read";
+	}
+}
+
+static void text_dax(FILE *out, const struct mmc_snapshot *snap)
+{
+	const struct mmc_dax_span *dax;
+	const char *why;
+	size_t n;
+	enum mmc_dax_state st = mmc_snapshot_dax(snap, &dax, &n, &why);
+
+	fprintf(out, "\nDEVICE-DAX RANGES (dev_dax->ranges): %s%s%s\n",
+		mmc_report_dax_state(st), *why ? ": " : "", why);
+	if (!n)
+		return;
+	fprintf(out, "  %3s  %5s  %-10s  %-10s  %8s\n", "#", "PGMAP", "START_PFN",
+		"END_PFN", "PAGES");
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "  %3zu  %5u  %#-10" PRIx64 "  %#-10" PRIx64 "  %8" PRIu64 "\n",
+			i, dax[i].pgmap_index, dax[i].start_pfn, dax[i].end_pfn,
+			dax[i].end_pfn - dax[i].start_pfn);
 }
 
 static void text_geometry(FILE *out, const struct mmc_geom *g)
@@ -331,6 +365,7 @@ static void text_ranges(FILE *out, const struct mmc_snapshot *snap)
 			fprintf(out, "       altmap pfns  0x%" PRIx64 "-0x%" PRIx64 " (memmap_init_range)\n",
 				r->altmap_start, r->altmap_end);
 	}
+	text_dax(out, snap);
 }
 
 void mmc_report_ranges(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt)

@@ -51,6 +51,8 @@ const char *mmc_report_range_type(const struct mmc_snapshot *snap, int64_t range
 /* Where the geometry's memory-layout bases and paging depth came from. */
 const char *mmc_report_base_origin(const struct mmc_geom *g);
 const char *mmc_report_levels_origin(const struct mmc_geom *g);
+/* "read", "partial", "not read" */
+const char *mmc_report_dax_state(enum mmc_dax_state state);
 void mmc_report_ranges_other(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt);
 void mmc_report_show_json(FILE *out, const struct mmc_snapshot *snap, long range);
 void mmc_report_diff_other(FILE *out, const struct mmc_snapshot *a,

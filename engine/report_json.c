@@ -124,6 +124,27 @@ static void json_geometry(FILE *out, const struct mmc_geom *g)
 	fputs("},", out);
 }
 
+static void json_dax(FILE *out, const struct mmc_snapshot *snap)
+{
+	const struct mmc_dax_span *dax;
+	const char *why;
+	size_t n;
+	enum mmc_dax_state st = mmc_snapshot_dax(snap, &dax, &n, &why);
+
+	fputs(",\"dax_ranges\":{\"state\":", out);
+	mmc_json_string(out, mmc_report_dax_state(st));
+	fputs(",\"why\":", out);
+	if (*why)
+		mmc_json_string(out, why);
+	else
+		fputs("null", out);
+	fputs(",\"ranges\":[", out);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s{\"pgmap\":%u,\"start_pfn\":%" PRIu64 ",\"end_pfn\":%" PRIu64 "}",
+			i ? "," : "", dax[i].pgmap_index, dax[i].start_pfn, dax[i].end_pfn);
+	fputs("]}", out);
+}
+
 static void json_pgmaps_ranges(FILE *out, const struct mmc_snapshot *snap)
 {
 	size_t np = mmc_snapshot_npgmaps(snap), nr = mmc_snapshot_nranges(snap);
@@ -163,6 +184,7 @@ static void json_pgmaps_ranges(FILE *out, const struct mmc_snapshot *snap)
 		fputc('}', out);
 	}
 	fputc(']', out);
+	json_dax(out, snap);
 }
 
 /* An empty plan is a skip, with its reason: nothing was there to test. */
@@ -620,6 +642,14 @@ static void json_lint(FILE *out, const struct mmc_snapshot *snap,
 		mmc_json_string(out, res->discovery_problem);
 	else
 		fputs("null", out);
+	fputs(",\"dax_range_unchecked\":", out);
+	if (res->dax_unchecked) {
+		fprintf(out, "{\"ranges\":%zu,\"why\":", res->dax_unchecked);
+		mmc_json_string(out, res->dax_why);
+		fputc('}', out);
+	} else {
+		fputs("null", out);
+	}
 	fputs(",\"snapshot\":", out);
 	if (snap)
 		json_info(out, snap);

@@ -68,6 +68,7 @@ struct mmc_error *mmc_snapshot_create(const struct mmc_layout *layout,
 	}
 	copy_str(s->info.dump, sizeof(s->info.dump), dump);
 	copy_str(s->info.created_by, sizeof(s->info.created_by), created_by);
+	copy_str(s->dax_why, sizeof(s->dax_why), "not looked for");
 	*out = s;
 	return NULL;
 }
@@ -87,6 +88,7 @@ void mmc_snapshot_destroy(struct mmc_snapshot *snap)
 	for (i = 0; i < snap->nnotes; i++)
 		free(snap->notes[i]);
 	free(snap->notes);
+	free(snap->dax);
 	mmc_layout_destroy(snap->layout);
 	snap_stream_free(snap->stream);
 	free(snap);
@@ -773,4 +775,54 @@ size_t mmc_snapshot_nnotes(const struct mmc_snapshot *snap)
 const char *mmc_snapshot_note(const struct mmc_snapshot *snap, size_t i)
 {
 	return i < snap->nnotes ? snap->notes[i] : NULL;
+}
+
+/* Device-dax ranges */
+
+struct mmc_error *mmc_snapshot_set_dax(struct mmc_snapshot *snap,
+				       enum mmc_dax_state state, const char *why,
+				       const struct mmc_dax_span *spans, size_t n)
+{
+	struct mmc_dax_span *copy = NULL;
+
+	if (state > MMC_DAX_PARTIAL || n > MMC_SNAPSHOT_MAX_DAX ||
+	    (state == MMC_DAX_NOT_READ && n) ||
+	    (state == MMC_DAX_READ) != !(why && *why))
+		return mmc_error_create(MMC_ERR_INPUT, NULL,
+					"snapshot: device-dax state %d with %zu ranges and %s reason",
+					(int)state, n, why && *why ? "a" : "no");
+	for (size_t i = 0; i < n; i++)
+		if (spans[i].pgmap_index >= snap->npgmaps ||
+		    spans[i].start_pfn >= spans[i].end_pfn ||
+		    (i && spans[i].start_pfn < spans[i - 1].start_pfn))
+			return mmc_error_create(MMC_ERR_INPUT, NULL,
+						"snapshot: device-dax range %zu [0x%llx, 0x%llx) of pgmap %u is empty, unsorted or names no pgmap",
+						i, (unsigned long long)spans[i].start_pfn,
+						(unsigned long long)spans[i].end_pfn,
+						spans[i].pgmap_index);
+	if (n) {
+		copy = malloc(n * sizeof(*copy));
+		if (!copy)
+			return mmc_error_nomem();
+		memcpy(copy, spans, n * sizeof(*copy));
+	}
+	free(snap->dax);
+	snap->dax = copy;
+	snap->ndax = n;
+	snap->dax_state = state;
+	copy_str(snap->dax_why, sizeof(snap->dax_why), why ? why : "");
+	return NULL;
+}
+
+enum mmc_dax_state mmc_snapshot_dax(const struct mmc_snapshot *snap,
+				    const struct mmc_dax_span **spans, size_t *n,
+				    const char **why)
+{
+	if (spans)
+		*spans = snap->dax;
+	if (n)
+		*n = snap->ndax;
+	if (why)
+		*why = snap->dax_why;
+	return snap->dax_state;
 }

@@ -116,6 +116,21 @@ void mmc_snapshot_set_discovery_problem(struct mmc_snapshot *snap,
  * need K; N pages past the end are unreadable".  At most
  * MMC_SNAPSHOT_MAX_NOTES are kept, each under MMC_SNAPSHOT_TEXT_MAX bytes.
  */
+/*
+ * The device-dax data ranges of the image's pgmaps (discover_dax.c), for
+ * lint's dax-range rule.  why says what kept them from being read (""
+ * exactly when MMC_DAX_READ); files before version 4 read as
+ * MMC_DAX_NOT_READ.  Setting copies; spans sorted by start_pfn, each
+ * naming a pgmap already added.
+ */
+#define MMC_SNAPSHOT_MAX_DAX 4096
+struct mmc_error *mmc_snapshot_set_dax(struct mmc_snapshot *snap,
+				       enum mmc_dax_state state, const char *why,
+				       const struct mmc_dax_span *spans, size_t n);
+enum mmc_dax_state mmc_snapshot_dax(const struct mmc_snapshot *snap,
+				    const struct mmc_dax_span **spans, size_t *n,
+				    const char **why);
+
 #define MMC_SNAPSHOT_MAX_NOTES 16
 #define MMC_SNAPSHOT_TEXT_MAX 512
 struct mmc_error *mmc_snapshot_add_note(struct mmc_snapshot *snap, const char *note);
@@ -277,6 +292,6 @@ struct mmc_error *mmc_snapshot_append_vframe_pattern(struct mmc_snapshot *snap,
 						     uint64_t reps);
 
 #define MMC_SNAPSHOT_MAGIC "MMCSNAP"	/* 8 bytes with the NUL */
-#define MMC_SNAPSHOT_VERSION 3	/* written; versions 1 to 3 are read */
+#define MMC_SNAPSHOT_VERSION 4	/* written; versions 1 to 4 are read */
 
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Exact equality of two snapshots (mmc_snapshot_equal_content): info,
- * geometry, discovery status and notes, pgmaps, ranges, runs and vframe
+ * geometry, discovery status and notes, device-dax ranges, pgmaps, ranges, runs and vframe
  * runs, for the tests that prove a file round trip or two front ends
  * agree.
  */
@@ -128,6 +128,8 @@ bool mmc_snapshot_equal_content(const struct mmc_snapshot *a,
 	    a->problem_has_address != b->problem_has_address ||
 	    a->problem_address != b->problem_address ||
 	    a->nnotes != b->nnotes ||
+	    a->dax_state != b->dax_state || strcmp(a->dax_why, b->dax_why) ||
+	    a->ndax != b->ndax ||
 	    a->npgmaps != b->npgmaps || a->nranges != b->nranges ||
 	    !a->layout != !b->layout)
 		return false;
@@ -136,6 +138,11 @@ bool mmc_snapshot_equal_content(const struct mmc_snapshot *a,
 		return false;
 	for (i = 0; i < a->nnotes; i++)
 		if (strcmp(a->notes[i], b->notes[i]))
+			return false;
+	for (i = 0; i < a->ndax; i++)
+		if (a->dax[i].pgmap_index != b->dax[i].pgmap_index ||
+		    a->dax[i].start_pfn != b->dax[i].start_pfn ||
+		    a->dax[i].end_pfn != b->dax[i].end_pfn)
 			return false;
 	for (i = 0; i < a->npgmaps; i++)
 		if (!pgmap_same(&a->pgmaps[i], &b->pgmaps[i]))

@@ -683,6 +683,46 @@ static void parse_ranges(struct rd *r, struct mmc_snapshot *snap)
 	}
 }
 
+/* Version 4: the device-dax ranges, after the notes. */
+static void parse_dax(struct rd *r, struct mmc_snapshot *snap)
+{
+	char why[MMC_SNAPSHOT_TEXT_MAX];
+	struct mmc_dax_span *spans = NULL;
+	uint64_t at = r->pos;
+	uint8_t state;
+	uint32_t n, i;
+
+	if (r->version < 4) {
+		snprintf(why, sizeof(why),
+			 "snapshot file version %u does not carry device-dax ranges",
+			 r->version);
+		wrap(r, at, mmc_snapshot_set_dax(snap, MMC_DAX_NOT_READ, why, NULL, 0));
+		return;
+	}
+	state = get_u8(r, "device-dax state");
+	get_str(r, why, sizeof(why), "device-dax reason");
+	n = get_u32(r, "device-dax range count");
+	if (r->err)
+		return;
+	if (n > MMC_SNAPSHOT_MAX_DAX) {
+		bad(r, at, "%u device-dax ranges, at most %d", n, MMC_SNAPSHOT_MAX_DAX);
+		return;
+	}
+	spans = calloc(n ? n : 1, sizeof(*spans));
+	if (!spans) {
+		wrap(r, at, mmc_error_nomem());
+		return;
+	}
+	for (i = 0; i < n && !r->err; i++) {
+		spans[i].pgmap_index = get_u32(r, "device-dax pgmap index");
+		spans[i].start_pfn = get_u64(r, "device-dax start");
+		spans[i].end_pfn = get_u64(r, "device-dax end");
+	}
+	if (!r->err)
+		wrap(r, at, mmc_snapshot_set_dax(snap, state, why, spans, n));
+	free(spans);
+}
+
 static void parse_discovery(struct rd *r, struct mmc_snapshot *snap)
 {
 	char text[MMC_SNAPSHOT_TEXT_MAX];
@@ -718,6 +758,8 @@ static void parse_discovery(struct rd *r, struct mmc_snapshot *snap)
 		if (!r->err)
 			wrap(r, r->pos, mmc_snapshot_add_note(snap, text));
 	}
+	if (!r->err)
+		parse_dax(r, snap);
 }
 
 static struct mmc_error *parse(struct rd *r, struct mmc_snapshot **out);
@@ -903,6 +945,8 @@ static struct mmc_error *parse(struct rd *r_, struct mmc_snapshot **out)
 		section(&r, body, SNAP_TAG_DISCOVERY);
 		parse_discovery(&r, snap);
 		section_done(&r, SNAP_TAG_DISCOVERY);
+	} else if (!r.err) {
+		parse_dax(&r, snap);
 	}
 	if (!r.err && r.pos != body)
 		bad(&r, r.pos, "%llu bytes after the last section",

@@ -79,6 +79,11 @@ struct mmc_snapshot {
 	char problem[MMC_SNAPSHOT_TEXT_MAX];
 	char **notes;
 	size_t nnotes;
+	/* device-dax ranges (MMC_DAX_NOT_READ until set) */
+	enum mmc_dax_state dax_state;
+	char dax_why[MMC_SNAPSHOT_TEXT_MAX];
+	struct mmc_dax_span *dax;
+	size_t ndax;
 	/* written to a file as built (snapshot_stream.c); once finished,
 	 * the runs are gone */
 	struct snap_stream *stream;

@@ -126,6 +126,20 @@ void emit_discovery(struct emit *e, const struct mmc_snapshot *snap)
 	put_u32(e, n);
 	for (i = 0; i < n; i++)
 		put_str(e, mmc_snapshot_note(snap, i));
+	{
+		const struct mmc_dax_span *dax;
+		const char *why;
+		size_t ndax;
+
+		put_u8(e, (uint8_t)mmc_snapshot_dax(snap, &dax, &ndax, &why));
+		put_str(e, why);
+		put_u32(e, (uint32_t)ndax);
+		for (i = 0; i < ndax; i++) {
+			put_u32(e, dax[i].pgmap_index);
+			put_u64(e, dax[i].start_pfn);
+			put_u64(e, dax[i].end_pfn);
+		}
+	}
 }
 
 void emit_pgmaps(struct emit *e, const struct mmc_snapshot *snap)

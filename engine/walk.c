@@ -453,6 +453,11 @@ static struct mmc_error *add_status(struct walker *w, const struct mmc_discovery
 	return err;
 }
 
+static struct mmc_error *add_dax(struct walker *w, const struct mmc_discovery *d)
+{
+	return mmc_snapshot_set_dax(w->snap, d->dax_state, d->dax_why, d->dax, d->ndax);
+}
+
 static struct mmc_error *add_pgmaps(struct walker *w, const struct mmc_discovery *d)
 {
 	struct mmc_error *err;
@@ -542,6 +547,8 @@ struct mmc_error *mmc_walk(struct mmc_kernel *k, const struct mmc_discovery *d,
 	err = add_status(&w, d);
 	if (!err)
 		err = add_pgmaps(&w, d);
+	if (!err)
+		err = add_dax(&w, d);
 	for (i = 0; !err && i < d->nranges; i++)
 		w.total += d->ranges[i].end_pfn - d->ranges[i].start_pfn;
 	if (!err)

@@ -182,8 +182,13 @@ class Oracle:
                                  0xffd4000000000000 if self.l5 else 0xffffea0000000000)
         self.sps = self.size['page']
         self.ranges = []
+        self.pgmaps = []        # dev_pagemap addresses, as pgmap_array holds them
         self.discover()
         self.vmemmap_frames()
+        self.dax = []           # (dev_pagemap address, start pfn, end pfn)
+        self.dax_frames = {}    # frame pfn -> what, for the device-dax chain
+        self.dax_problem = None
+        self.discover_dax()
 
     def ksym(self, name):
         return self.sym[name] + self.kaslr
@@ -262,6 +267,7 @@ class Oracle:
             self.xa_walk(head - 2, pgmaps)
         elif head and head & 3 != 2:
             pgmaps.append(head)
+        self.pgmaps = pgmaps
         for pg in pgmaps:
             buf = self.kread(pg, self.size['dev_pagemap'], 'dev_pagemap')
             nr = self.member(buf, 'dev_pagemap.nr_range')
@@ -281,6 +287,58 @@ class Oracle:
                 if r == 0 and base and start <= base < end and base + reserve + free <= end:
                     res = (base, base + reserve)
                 self.ranges.append((start, end, res))
+
+    DAX_CHAIN = ('list_head.next', 'super_block.s_inodes', 'inode.i_sb_list',
+                 'dax_device.inode', 'dax_device.private', 'dev_dax.dax_dev',
+                 'dev_dax.pgmap', 'dev_dax.nr_range', 'dev_dax.ranges',
+                 'dev_dax_range.start', 'dev_dax_range.end')
+
+    def discover_dax(self):
+        """The device-dax data ranges, by drivers/dax's own chain:
+        dax_superblock, every inode on its s_inodes list, the dax_device
+        around it, its private dev_dax when that points back, and
+        dev_dax->ranges.  Its frames are kept apart from meta: damage to
+        them leaves every struct page readable."""
+        if any(n not in self.m for n in self.DAX_CHAIN) or \
+           'dev_dax_range' not in self.size or 'dax_superblock' not in self.sym:
+            self.dax_problem = 'the layout has no device-dax chain'
+            return
+        meta, self.meta = self.meta, self.dax_frames
+        try:
+            self._dax_walk()
+        except ValueError as e:
+            self.dax_problem = str(e)
+        finally:
+            self.meta = meta
+
+    def _dax_walk(self):
+        off = lambda n: self.m[n][0]
+        word = lambda va, n, what: int.from_bytes(
+            self.kread(va + off(n), self.m[n][1], what), 'little')
+        sb = u64(self.kread(self.ksym('dax_superblock'), 8, 'dax_superblock'), 0)
+        if not sb:
+            return
+        head = sb + off('super_block.s_inodes')
+        node = word(head, 'list_head.next', 'super_block')
+        seen = 0
+        while node != head:
+            seen += 1
+            if seen > 65536:
+                raise ValueError('s_inodes list does not come back')
+            dax_dev = node - off('inode.i_sb_list') - off('dax_device.inode')
+            priv = word(dax_dev, 'dax_device.private', 'dax_device')
+            if priv >> 63 and word(priv, 'dev_dax.dax_dev', 'dev_dax') == dax_dev:
+                pgmap = word(priv, 'dev_dax.pgmap', 'dev_dax')
+                if pgmap in self.pgmaps:
+                    nr = word(priv, 'dev_dax.nr_range', 'dev_dax')
+                    ranges = word(priv, 'dev_dax.ranges', 'dev_dax')
+                    for i in range(nr):
+                        ra = ranges + i * self.size['dev_dax_range']
+                        start = word(ra, 'dev_dax_range.start', 'dev_dax range')
+                        end = word(ra, 'dev_dax_range.end', 'dev_dax range')
+                        self.dax.append((pgmap, start // PAGE, (end + 1) // PAGE))
+            node = word(node, 'list_head.next', 'inode')
+        self.dax.sort(key=lambda t: t[1])
 
     def vmemmap_frames(self):
         for start, end, (rs, re_) in self.ranges:

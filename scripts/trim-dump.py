@@ -14,6 +14,9 @@ page tables and pgmap_array, not from memmapcheck):
            page_offset_base, vmalloc_base, pgmap_array), the xa_nodes, the
            dev_pagemaps with their ranges, every page-table page on the way
            to them, to the vmemmap and to _text (the paging-depth probe);
+  dax      the device-dax chain: dax_superblock, its inodes, their
+           dax_devices, the dev_daxes and their ranges (added after the
+           committed trimmed dumps were made: those lack it);
   struct   every vmemmap frame of a ZONE_DEVICE range (also the ones
            holding only altmap-reserved pfns, which a snapshot shows);
   markers  every page holding the string the guest's daxtouch writes into
@@ -57,6 +60,9 @@ class Keep:
             self.add(f, 'struct pages')
         for f in self.o.shown:
             self.add(f, 'struct pages (altmap reserve)')
+        # the device-dax chain lint's dax-range rule reads (discover_dax.c)
+        for f, what in self.o.dax_frames.items():
+            self.add(f, 'device-dax chain: ' + what)
         self.more_meta()
         self.dmesg()
         self.markers()

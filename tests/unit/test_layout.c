@@ -189,6 +189,85 @@ static void test_body_errors(const char *text)
 	}
 }
 
+/* Drop every line of `text` that starts with `prefix`. */
+static void drop_lines(char *text, const char *prefix)
+{
+	char *p = text;
+
+	while ((p = strstr(p, prefix))) {
+		char *nl = strchr(p, '\n');
+
+		if (p != text && p[-1] != '\n') {
+			p++;
+			continue;
+		}
+		memmove(p, nl + 1, strlen(nl + 1) + 1);
+	}
+}
+
+/*
+ * Version 1 files (and the layouts embedded in version 1-3 snapshots)
+ * have no lines for what version 2 added: they read, those items missing,
+ * with the same fingerprint; a version 1 file that has such a line is not
+ * one, and a version 2 file must have them all.
+ */
+static void test_version1(const struct mmc_layout *l, const char *text)
+{
+	char *v1 = edit(text, "memmapcheck-layout 2\n", "memmapcheck-layout 1\n"), *s = NULL;
+	struct mmc_layout *back = NULL;
+	struct mmc_error *err;
+	bool missing = true;
+
+	if (!v1) {
+		tap_ok(0, "version 1 text made");
+		return;
+	}
+	for (int i = 0; i < MMC_MEMBER_COUNT; i++) {
+		char prefix[80];
+
+		if (!mmc_member_specs[i].since)
+			continue;
+		snprintf(prefix, sizeof(prefix), "member %s ", mmc_member_specs[i].label);
+		drop_lines(v1, prefix);
+	}
+	drop_lines(v1, "size dev_dax_range ");
+	drop_lines(v1, "symbol dax_superblock ");
+	s = reseal(v1);
+	err = s ? mmc_layout_parse_text(s, strlen(s), "v1.layout", &back) : NULL;
+	for (int i = 0; back && i < MMC_MEMBER_COUNT; i++)
+		if (mmc_member_specs[i].since && back->member[i].found)
+			missing = false;
+	tap_ok(s && !err && back && missing && !back->sym_found[MMC_SYM_DAX_SUPERBLOCK] &&
+	       !back->size_found[MMC_SIZE_DEV_DAX_RANGE] &&
+	       mmc_layout_fingerprint(back) == mmc_layout_fingerprint(l),
+	       "version 1 file: reads, the device-dax chain missing, the same fingerprint%s%s",
+	       err ? ": " : "", err ? err->message : "");
+	mmc_error_destroy(err);
+	mmc_layout_destroy(back);
+	free(s);
+	{
+		char *e = edit(v1, "max_numnodes 1\n", "max_numnodes 1\nmember list_head.next missing\n");
+
+		s = e ? reseal(e) : NULL;
+		if (s)
+			expect_bad(s, strlen(s), "unknown member \"list_head.next\"",
+				   "version 1 file with a version 2 line");
+		free(e);
+		free(s);
+	}
+	free(v1);
+	v1 = strdup(text);
+	if (v1) {
+		drop_lines(v1, "member list_head.next ");
+		s = reseal(v1);
+		if (s)
+			expect_bad(s, strlen(s), "no line for member list_head.next",
+				   "version 2 file without a version 2 line");
+		free(s);
+	}
+	free(v1);
+}
+
 static void test_file(const struct mmc_layout *l)
 {
 	struct mmc_layout *back = NULL;
@@ -201,7 +280,7 @@ static void test_file(const struct mmc_layout *l)
 	text = to_text(l, &len);
 	if (!tap_ok(text != NULL, "write_text"))
 		return;
-	tap_ok(!strncmp(text, "memmapcheck-layout 1\n", 21), "first line is the version");
+	tap_ok(!strncmp(text, "memmapcheck-layout 2\n", 21), "first line is the version");
 	err = mmc_layout_parse_text(text, len, "mem", &back);
 	tap_ok(err == NULL, "parse_text of write_text");
 	mmc_error_destroy(err);
@@ -261,11 +340,11 @@ static void test_file(const struct mmc_layout *l)
 		expect_bad(bad, len, "checksum mismatch", "one flipped byte");
 		free(bad);
 	}
-	bad = edit(text, "memmapcheck-layout 1", "memmapcheck-layout 2");
+	bad = edit(text, "memmapcheck-layout 2", "memmapcheck-layout 3");
 	if (bad)
-		expect_bad(bad, len, "unsupported layout file version 2", "version 2");
+		expect_bad(bad, len, "unsupported layout file version 3", "version 3");
 	free(bad);
-	bad = edit(text, "memmapcheck-layout 1", "memmapcheck-layoux 1");
+	bad = edit(text, "memmapcheck-layout 2", "memmapcheck-layoux 2");
 	if (bad)
 		expect_bad(bad, len, "not a memmapcheck layout", "bad magic");
 	free(bad);
@@ -277,6 +356,7 @@ static void test_file(const struct mmc_layout *l)
 	}
 	expect_bad("", 0, "truncated", "empty file");
 	test_body_errors(text);
+	test_version1(l, text);
 	free(text);
 }
 

@@ -457,6 +457,10 @@ static struct mmc_error *add_range(struct fix *f, struct mmc_snapshot *snap,
 	return err ? err : mmc_snapshot_end_range(snap);
 }
 
+/* The dax data range of pgmap 0: its second folio (drivers/dax: a
+ * pmem namespace's data starts after the info block). */
+static const struct mmc_dax_span dax_second_half = { 0, START + NR, START + NPAGES };
+
 static struct mmc_snapshot *make(const struct kcfg *k, enum mut m)
 {
 	static struct fix f;
@@ -505,6 +509,8 @@ static struct mmc_snapshot *make(const struct kcfg *k, enum mut m)
 		}
 		err = mmc_snapshot_add_pgmap(snap, &pg);
 	}
+	if (!err && (m == M_DAX_OUT || m == M_DAX_IN))
+		err = mmc_snapshot_set_dax(snap, MMC_DAX_READ, "", &dax_second_half, 1);
 	for (unsigned int r = 0; r < 2 && !err; r++)
 		err = add_range(&f, snap, norm, m, r);
 	mmc_norm_destroy(norm);
@@ -535,7 +541,6 @@ static void dump(const struct mmc_lint_result *res)
 			 res->violations[i].message);
 }
 
-static const struct mmc_pfn_span dax_second_half = { START + NR, START + NPAGES };
 
 /*
  * The same lint page by page (mmc_lint_opts.per_page): a second path
@@ -578,10 +583,6 @@ static void expect(const struct kcfg *k, enum mut m, const char *what,
 	struct mmc_error *err;
 	bool ok;
 
-	if (m == M_DAX_OUT || m == M_DAX_IN) {
-		opts.dax_ranges = &dax_second_half;
-		opts.ndax_ranges = 1;
-	}
 	if (!snap) {
 		tap_ok(0, "%s %s: snapshot built", k->name, what);
 		return;
@@ -620,6 +621,76 @@ static void expect(const struct kcfg *k, enum mut m, const char *what,
 	mmc_snapshot_destroy(snap);
 }
 
+/*
+ * The dax-range rule needs the snapshot's device-dax range of the range's
+ * own pgmap: without it the folio outside its data goes unflagged, and the
+ * result says the rule was not checked, in how many ranges, and why.
+ */
+static void dax_unchecked(const struct kcfg *k)
+{
+	static const struct mmc_dax_span other = { 1, START + NR, START + NPAGES };
+	static const struct mmc_dax_span bad[] = {
+		{ 2, START, START + NR },		/* no pgmap 2 */
+		{ 0, START + NR, START + NR },		/* empty */
+	};
+	static const struct mmc_dax_span unsorted[] = {
+		{ 0, START + NR, START + NPAGES }, { 1, START, START + 1 },
+	};
+	struct {
+		const char *what;
+		enum mmc_dax_state st;
+		const char *why;
+		const struct mmc_dax_span *span;
+		const char *want_why;
+	} cases[] = {
+		{ "not read", MMC_DAX_NOT_READ, "the layout has no dev_dax.pgmap", NULL,
+		  "the layout has no dev_dax.pgmap" },
+		{ "partial", MMC_DAX_PARTIAL, "reading dax_device.private at 0x1: excluded", NULL,
+		  "reading dax_device.private at 0x1: excluded" },
+		{ "read, of the other pgmap", MMC_DAX_READ, "", &other,
+		  "no device-dax instance names its pgmap" },
+	};
+	struct mmc_snapshot *snap = make(k, M_DAX_OUT);
+	struct mmc_error *err;
+
+	if (!snap) {
+		tap_ok(0, "%s dax-range unchecked: snapshot built", k->name);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct mmc_lint_result *res = NULL;
+
+		err = mmc_snapshot_set_dax(snap, cases[i].st, cases[i].why, cases[i].span,
+					   cases[i].span ? 1 : 0);
+		if (!err)
+			err = mmc_lint(snap, NULL, &res);
+		tap_ok(!err && res->verdict == MMC_LINT_CLEAN && rule_pages(res, "dax-range") == 0 &&
+		       res->dax_unchecked == 2 && !strcmp(res->dax_why, cases[i].want_why),
+		       "%s dax ranges %s: clean, dax-range not checked in 2 ranges (%zu): %s",
+		       k->name, cases[i].what, res ? res->dax_unchecked : 0,
+		       res ? res->dax_why : err->message);
+		mmc_error_destroy(err);
+		mmc_lint_result_destroy(res);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err = mmc_snapshot_set_dax(snap, MMC_DAX_READ, "", &bad[i], 1);
+		tap_ok(err != NULL, "%s dax range %zu (pgmap %u, %" PRIu64 " pages) refused: %s",
+		       k->name, i, bad[i].pgmap_index, bad[i].end_pfn - bad[i].start_pfn,
+		       err ? err->message : "accepted");
+		mmc_error_destroy(err);
+	}
+	err = mmc_snapshot_set_dax(snap, MMC_DAX_READ, "", unsorted, 2);
+	tap_ok(err != NULL, "%s unsorted dax ranges refused", k->name);
+	mmc_error_destroy(err);
+	err = mmc_snapshot_set_dax(snap, MMC_DAX_READ, "why", NULL, 0);
+	tap_ok(err != NULL, "%s dax ranges read but with a reason: refused", k->name);
+	mmc_error_destroy(err);
+	err = mmc_snapshot_set_dax(snap, MMC_DAX_PARTIAL, "", NULL, 0);
+	tap_ok(err != NULL, "%s dax ranges partial without a reason: refused", k->name);
+	mmc_error_destroy(err);
+	mmc_snapshot_destroy(snap);
+}
+
 /* Every rule, broken alone, on one kernel. */
 static void rules_on(const struct kcfg *k)
 {
@@ -650,6 +721,8 @@ static void rules_on(const struct kcfg *k)
 	expect(k, M_SHARE_BAD, "tail frame maps the other folio's", "vmemmap-share",
 	       START + NR + 64, 64);
 	expect(k, M_DAX_OUT, "mapped folio outside its dax range", "dax-range", START, 1);
+	if (!strcmp(k->type, "MEMORY_DEVICE_GENERIC"))
+		dax_unchecked(k);
 	expect(k, M_FOLIO_PIN, "page[1] _pincount 1, unmapped", "folio-mapcount", START + 1, 1);
 	if (!v61) {
 		expect(k, M_FOLIO_PTR, "page[1] mapcounts hold a pointer", "folio-mapcount",

@@ -469,6 +469,16 @@ int main(void)
 	tap_ok(err != NULL, "range naming a missing pgmap is an error");
 	mmc_error_destroy(err);
 
+	{
+		const struct mmc_dax_span span = { 0, R1_START + 2, R1_START + R1_PAGES };
+
+		err = mmc_snapshot_set_dax(s, MMC_DAX_PARTIAL,
+					   "reading dev_dax.ranges at 0xffff888004300218: excluded",
+					   &span, 1);
+		tap_ok(!err, "device-dax ranges set");
+		mmc_error_destroy(err);
+	}
+
 	/* save + load round trip */
 	fd = mkstemp(path);
 	if (fd < 0)
@@ -493,6 +503,17 @@ int main(void)
 	       mmc_snapshot_geom(t)->base_origin == MMC_BASES_FIXED &&
 	       mmc_snapshot_geom(t)->levels_origin == MMC_LEVELS_PAGE_TABLES,
 	       "version 2: discovery, notes, reasons and paging geometry survive");
+	{
+		const struct mmc_dax_span *dax = NULL;
+		const char *why = NULL;
+		size_t nd = 0;
+		enum mmc_dax_state st = t ? mmc_snapshot_dax(t, &dax, &nd, &why) : MMC_DAX_NOT_READ;
+
+		tap_ok(st == MMC_DAX_PARTIAL && nd == 1 && dax[0].pgmap_index == 0 &&
+		       dax[0].start_pfn == R1_START + 2 && dax[0].end_pfn == R1_START + R1_PAGES &&
+		       !strcmp(why, "reading dev_dax.ranges at 0xffff888004300218: excluded"),
+		       "version 4: device-dax ranges, their state and reason survive");
+	}
 	tap_ok(t && check_all(t, "loaded"), "loaded records read back");
 	tap_ok(t && mmc_layout_compare(&layout, mmc_snapshot_layout(t), true) == NULL,
 	       "embedded layout equals the original");
