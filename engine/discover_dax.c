@@ -184,7 +184,7 @@ struct mmc_error *mmc_discover_dax(struct mmc_kernel *k, struct mmc_discovery *d
 	d->dax_why[0] = 0;
 	if (missing) {
 		why(d, MMC_DAX_NOT_READ,
-		    "the layout has no %s (device_dax built as a module, or not at all)",
+		    "the layout has no %s (a kernel without the dax core, or a layout saved before version 2)",
 		    missing);
 		return NULL;
 	}

@@ -14,12 +14,13 @@
 #   4c. per KVER, FINDINGS 4's geometry (scripts/repro-1g-devdax.sh, layout
 #      dax1g-section) on base and fix-compound-natural-align ->
 #      <kver>-{base,fix-compound-natural-align}-dax1g-section-b1
-#   5. pack (also alone: --pack-only): dumps/<kver>.tar.xz, dumps/README.md and
+#   5. pack (also alone: --pack-only): dumps/<kver>.tar.xz, dumps/dax-chain.tar.xz
+#      (test-vectors/dax-chain-images.txt), dumps/README.md and
 #      test-vectors/images.tsv from $CACHE/images
 #
 # usage: scripts/make-vectors.sh [--only KVER|stock] [--no-pack] [--pack-only] [--pack-group G]...
 #                                [--skip-existing]
-#   --pack-group G  only (re)pack dumps/G.tar.xz (G: 6.1-stock, 6.12, 7.2), then the index
+#   --pack-group G  only (re)pack dumps/G.tar.xz (G: 6.1-stock, 6.12, 7.2, dax-chain), then the index
 # Builds run one at a time (the source tree and build dir are shared); each
 # capture runs in the background while the next kernel builds (one at a time).
 # Finished images are appended to $MEMMAPCHECK_STATUS (default .status-images).
@@ -120,6 +121,8 @@ form_of() { # IMAGE -> full|trimmed
 	case $1 in 6.12-*|7.2-*) ;; *) echo full; return ;; esac
 	if grep -qx -- "$1" "$top/test-vectors/crash-images.txt"; then echo full; else echo trimmed; fi
 }
+# the packed copy's sha256 and size: $CACHE/images/<image><raw_tag>.{sha256,size}
+raw_tag() { [ "$1" = dax-chain ] && echo .dax-chain.raw || echo .raw; }
 pack_group() { # GROUP IMAGE...
 	local g=$1; shift
 	local tmp img lvl k
@@ -138,8 +141,8 @@ pack_group() { # GROUP IMAGE...
 				{ log "trim $img FAILED"; rm -rf "$tmp"; return 1; }
 			mv "$tmp/$img.trim" "$tmp/$img.kdump"
 		fi
-		sha256sum "$tmp/$img.kdump" | awk '{print $1}' > "$CACHE/images/$img.raw.sha256"
-		stat -c %s "$tmp/$img.kdump" > "$CACHE/images/$img.raw.size"
+		sha256sum "$tmp/$img.kdump" | awk '{print $1}' > "$CACHE/images/$img$(raw_tag "$g").sha256"
+		stat -c %s "$tmp/$img.kdump" > "$CACHE/images/$img$(raw_tag "$g").size"
 	done
 	(cd "$tmp" && tar --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - $(printf '%s.kdump ' "$@") |
 		nice xz -T1 $XZ_OPTS > "$tmp/$g.tar.xz")
@@ -161,6 +164,13 @@ pack_groups() { # [GROUP...]: (re)compress the groups whose images changed
 		[ $# -eq 0 ] || [[ $want == *" $g "* ]] || continue
 		groups[$g]+="$(order_key "$img")"$'\n'
 	done
+	# test-vectors/dax-chain-images.txt: packed again, trimmed with the
+	# device-dax chain (their copies in the kver groups predate it)
+	if [ $# -eq 0 ] || [[ $want == *" dax-chain "* ]]; then
+		for img in $(grep -v '^#' "$top/test-vectors/dax-chain-images.txt"); do
+			[ -s "$CACHE/images/$img.kdump" ] && groups[dax-chain]+="$(order_key "$img")"$'\n'
+		done
+	fi
 	for g in "${!groups[@]}"; do
 		local list
 		list=$(printf '%s' "${groups[$g]}" | sort | awk '{print $2}')
@@ -197,6 +207,8 @@ save_layouts() {
 	done
 	log "saved layouts:$done_k"
 }
+# --pack-group: the other groups were not repacked, their index rows stay
+kept_group() { [ ${#pack_sel[@]} -gt 0 ] && [[ " ${pack_sel[*]} " != *" $1 "* ]]; }
 pack_all() {
 	pack_groups "${pack_sel[@]}" || failed+=("pack")
 	save_layouts || failed+=("layouts")
@@ -234,6 +246,13 @@ pack_all() {
 		echo "makedumpfile excludes a filtered page. \`tests/trim.t\` checks that a trimmed dump gives"
 		echo "the same snapshot and the same dmesg as the full one."
 		echo
+		echo "\`dax-chain.tar.xz\` holds the images \`test-vectors/dax-chain-images.txt\` lists once more,"
+		echo "trimmed by a trim-dump.py that also keeps the device-dax chain (dax_superblock, its inodes,"
+		echo "dax_devices, dev_daxes and their ranges), which lint's dax-range rule reads; each comes from"
+		echo "its own capture, by the same command (the same kernel and guest, another boot), so its sha256"
+		echo "differs. The copies in the kernel groups were trimmed before the chain was read and lack it;"
+		echo "the tests take the dax-chain copies (\`tests/taplib.py\` \`dump_path()\`)."
+		echo
 		echo "## Files"
 		echo
 		echo "| file | size (bytes) | sha256 | made by |"
@@ -243,6 +262,9 @@ pack_all() {
 			size=$(stat -c %s "$f"); total=$((total + size))
 			sha=$(sha256sum "$f" | awk '{print $1}')
 			g=$(basename "$f" .tar.xz)
+			if kept_group "$g"; then
+				grep -F "| \`$g.tar.xz\` | $size | \`$sha\` |" "$readme" && continue
+			fi
 			echo "| \`$(basename "$f")\` | $size | \`$sha\` | \`tar --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - $(awk '{print $1 ".kdump"}' "$CACHE/images/.group-$g" 2>/dev/null | tr '\n' ' ')\\| xz -T1 $XZ_OPTS\` |"
 		done
 		echo
@@ -257,31 +279,41 @@ pack_all() {
 	for f in "$top"/dumps/*.tar.xz; do
 		[ -e "$f" ] || continue
 		g=$(basename "$f" .tar.xz)
+		local tsv_out=$tsv.tmp
+		# a second copy of images a kver group holds: README rows only
+		[ "$g" = dax-chain ] && tsv_out=/dev/null
 		for img in $(awk '{print $1}' "$CACHE/images/.group-$g" 2>/dev/null || tar -tJf "$f" | sed 's/\.kdump$//'); do
 			local raw cmd kver variant lvl
+			if kept_group "$g" && grep -qF "| \`$img\` | \`$g.tar.xz\` |" "$readme"; then
+				# a group not repacked by this run: its rows stay, the
+				# cache may hold other captures of its images
+				grep -F "| \`$img\` | \`$g.tar.xz\` |" "$readme" >> "$readme.tmp"
+				awk -F'\t' -v i="$img" '$1 == i' "$tsv" >> "$tsv_out"
+				continue
+			fi
 			if [ ! -e "$CACHE/images/$img.meta" ] && [ -f "$tsv" ] &&
 			   awk -F'\t' -v i="$img" '$1 == i {f=1} END {exit !f}' "$tsv"; then
 				# packed before and not remade here (stock 6.1 is Debian's
 				# binary: its committed images stay): keep its rows
-				awk -F'\t' -v i="$img" '$1 == i' "$tsv" >> "$tsv.tmp"
+				awk -F'\t' -v i="$img" '$1 == i' "$tsv" >> "$tsv_out"
 				# a row from before the form column: these are full
 				grep -F "| \`$img\` |" "$readme" |
 					sed 's/^\(| `[^`]*` | `[^`]*` | \)\([0-9?]\)/\1full | \2/' >> "$readme.tmp" || true
 				continue
 			fi
-			raw=$(cat "$CACHE/images/$img.raw.sha256" 2>/dev/null || echo "?")
+			raw=$(cat "$CACHE/images/$img$(raw_tag "$g").sha256" 2>/dev/null || echo "?")
 			lvl=$(meta_get "$img" dump_level)
 			cmd="$(meta_get "$img" command); makedumpfile -d $lvl \$CACHE/images/$img.kdump $img.kdump"
 			[ "$(form_of "$img")" = full ] ||
 				cmd="$cmd; scripts/trim-dump.py $(kernel_of "$img").layout $img.kdump OUT; mv OUT $img.kdump"
-			echo "| \`$img\` | \`$g.tar.xz\` | $(form_of "$img") | $(cat "$CACHE/images/$img.raw.size" 2>/dev/null || echo "?") | \`$raw\` | \`$cmd\` |" >> "$readme.tmp"
+			echo "| \`$img\` | \`$g.tar.xz\` | $(form_of "$img") | $(cat "$CACHE/images/$img$(raw_tag "$g").size" 2>/dev/null || echo "?") | \`$raw\` | \`$cmd\` |" >> "$readme.tmp"
 			kver=${img%%-*}
 			variant=${img#"$kver"-}; variant=${variant%-b[0-9]*}; variant=${variant%-kdump}
 			variant=${variant%-kaslr}; variant=${variant%-fixed}; variant=${variant%-la57}
 			variant=${variant%-dax1g-section}; variant=${variant%-dax1g-misaligned}
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$img" "$(meta_get "$img" kernel)" "$variant" \
 				"$(meta_get "$img" kaslr)" "$(modes_of "$(meta_get "$img" ns)")" "$(meta_get "$img" boot)" \
-				"$raw" "dumps/$g.tar.xz:$img.kdump" "$lvl" "$(meta_get "$img" command)" >> "$tsv.tmp"
+				"$raw" "dumps/$g.tar.xz:$img.kdump" "$lvl" "$(meta_get "$img" command)" >> "$tsv_out"
 		done
 	done
 	{

@@ -121,10 +121,20 @@ def layout_of(image):
     return os.path.join(LAYOUTS, kernel_of(image) + ".layout")
 
 
+def dax_chain_images():
+    """test-vectors/dax-chain-images.txt: the images dumps/dax-chain.tar.xz
+    holds again, trimmed with the device-dax chain; dump_path() takes those
+    copies."""
+    path = os.path.join(TOP, "test-vectors", "dax-chain-images.txt")
+    with open(path) as f:
+        return {w for w in (line.split("#", 1)[0].strip() for line in f) if w}
+
+
 def dump_path(image):
     """The committed dump of an image, or None.  MMC_VECTOR_DIR/<image>.kdump
     (or .elf) first (images not packed yet), then dumps/<image>.kdump|.elf;
-    else dumps/<group>.tar.xz, which holds <image>.kdump files (uncompressed
+    else dumps/dax-chain.tar.xz for the images dax_chain_images() names,
+    dumps/<group>.tar.xz for the others, which holds <image>.kdump files (uncompressed
     kdump format; xz over the whole tar lets images share the dictionary),
     unpacked into the cache by scripts/unpack-dumps.sh."""
     for d in filter(None, [os.environ.get("MMC_VECTOR_DIR"), os.path.join(TOP, "dumps")]):
@@ -133,6 +143,8 @@ def dump_path(image):
             if os.path.exists(p):
                 return p
     g = group_of(image)
+    if image in dax_chain_images():
+        g = "dax-chain"
     if not os.path.exists(os.path.join(TOP, "dumps", g + ".tar.xz")):
         return None
     d = unpacked(g)
