@@ -223,6 +223,7 @@ struct mmc_error *mmc_discover_dax(struct mmc_kernel *k, struct mmc_discovery *d
 	}
 	if (err)
 		return err;
-	qsort(d->dax, d->ndax, sizeof(*d->dax), cmp_span);
+	if (d->ndax)	/* none read: d->dax may be NULL, which qsort must not get */
+		qsort(d->dax, d->ndax, sizeof(*d->dax), cmp_span);
 	return NULL;
 }
