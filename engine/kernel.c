@@ -243,6 +243,46 @@ static struct mmc_error *read_bases(struct mmc_kernel *k)
 	return NULL;
 }
 
+/*
+ * Each region the bases start must be canonical end to end, or every struct
+ * page address the walk forms from vmemmap_base would be a bad pointer
+ * (a damaged vmemmap_base: one error here, not one per vmemmap page).
+ */
+static struct mmc_error *check_bases(struct mmc_kernel *k)
+{
+	const struct mmc_geom *g = &k->geom;
+	const struct {
+		const char *name;
+		enum mmc_symbol_id sym;
+		uint64_t start, end;
+	} region[] = {
+		{ "vmemmap_base", MMC_SYM_VMEMMAP_BASE, g->vmemmap_base, g->vmemmap_end },
+		{ "page_offset_base", MMC_SYM_PAGE_OFFSET_BASE, g->page_offset_base,
+		  g->direct_map_end },
+		{ "vmalloc_base", MMC_SYM_VMALLOC_BASE, g->vmalloc_base, g->vmalloc_end },
+	};
+
+	for (size_t i = 0; i < sizeof(region) / sizeof(region[0]); i++) {
+		uint64_t s = region[i].start, e = region[i].end;
+
+		if (e > s && mmc_va_canonical(g->pgtable_levels, s) &&
+		    mmc_va_canonical(g->pgtable_levels, e - 1))
+			continue;
+		if (g->base_origin != MMC_BASES_VARIABLES)
+			return mmc_error_create(MMC_ERR_INTERNAL, NULL,
+						"fixed %s region [0x%llx, 0x%llx) is not canonical",
+						region[i].name, (unsigned long long)s,
+						(unsigned long long)e);
+		return mmc_error_at(MMC_ERR_CORRUPT, k->dump_path,
+				    mmc_kernel_sym(k, region[i].sym),
+				    "%s is 0x%llx, so its region [0x%llx, 0x%llx) is not canonical for %u-level paging: a damaged variable, or the wrong vmlinux",
+				    region[i].name, (unsigned long long)s,
+				    (unsigned long long)s, (unsigned long long)e,
+				    g->pgtable_levels);
+	}
+	return NULL;
+}
+
 static struct mmc_error *read_geometry(struct mmc_kernel *k)
 {
 	struct mmc_geom *g = &k->geom;
@@ -292,7 +332,9 @@ static struct mmc_error *read_geometry(struct mmc_kernel *k)
 					"vmemmap_base 0x%llx / page_offset_base 0x%llx are not kernel addresses: wrong vmlinux for this dump?",
 					(unsigned long long)g->vmemmap_base,
 					(unsigned long long)g->page_offset_base);
-	err = mmc_geom_flags_layout(k->layout, g);
+	err = check_bases(k);
+	if (!err)
+		err = mmc_geom_flags_layout(k->layout, g);
 	if (err)
 		return err;
 	return mmc_pgtable_create(k->mem, top, g->pgtable_levels, &k->pgt);

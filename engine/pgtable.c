@@ -119,23 +119,34 @@ static struct mmc_error *load_table(struct mmc_pgtable *pgt, unsigned int lvl,
 	return NULL;
 }
 
+bool mmc_va_canonical(unsigned int levels, uint64_t vaddr)
+{
+	unsigned int va_bits = levels == 5 ? 57 : 48;
+	int64_t sext = (int64_t)(vaddr << (64 - va_bits)) >> (64 - va_bits);
+
+	return (uint64_t)sext == vaddr;
+}
+
 struct mmc_error *mmc_pgtable_translate(struct mmc_pgtable *pgt, uint64_t vaddr,
 					bool *mapped, uint64_t *paddr,
 					uint64_t *page_size)
 {
-	unsigned int va_bits = pgt->levels == 5 ? 57 : 48;
 	uint64_t table = pgt->top;
 	unsigned int lvl;
-	int64_t sext;
 
 	*mapped = false;
 	*page_size = 0;
-	/* A non-canonical address has no translation; it is a bad pointer. */
-	sext = (int64_t)(vaddr << (64 - va_bits)) >> (64 - va_bits);
-	if ((uint64_t)sext != vaddr)
+	/*
+	 * A non-canonical address has no translation; it is a bad pointer.
+	 * The hole [2^(va_bits-1), 2^64 - 2^(va_bits-1)) is made of whole
+	 * aligned blocks of 2^(va_bits-1) bytes: say so, so a walk skips it.
+	 */
+	if (!mmc_va_canonical(pgt->levels, vaddr)) {
+		*page_size = 1ULL << (pgt->levels == 5 ? 56 : 47);
 		return mmc_error_at(MMC_ERR_CORRUPT, pgt->mem->path, vaddr,
 				    "non-canonical virtual address for %u-level paging",
 				    pgt->levels);
+	}
 
 	for (lvl = pgt->levels; lvl >= 1; lvl--) {
 		unsigned int shift = 12 + 9 * (lvl - 1);

@@ -23,13 +23,17 @@ struct mmc_error *mmc_pgtable_create(struct mmc_mem *mem, uint64_t top_pgt_phys,
 				     struct mmc_pgtable **out);
 void mmc_pgtable_destroy(struct mmc_pgtable *pgt);
 
+/* Whether vaddr is canonical for levels-level paging (48 or 57 bits, sign-extended). */
+bool mmc_va_canonical(unsigned int levels, uint64_t vaddr);
+
 /*
  * Translate vaddr.  *mapped=false (and NULL returned) when a table entry is
  * not present.  *page_size is the size of the mapping that covers it (4K,
  * 2M, 1G), so callers can read a whole huge mapping at once; when nothing
  * maps vaddr, the size of the aligned span the missing entry would have
  * mapped; after an error, the span the unreadable or corrupt table (entry)
- * covers (UINT64_MAX for the top-level table).  So a caller can skip a
+ * covers (UINT64_MAX for the top-level table; for a non-canonical address,
+ * the aligned 2^47 or 2^56 bytes around it, all non-canonical).  So a caller can skip a
  * whole hole at once.  An error when a page table itself cannot be read
  * (NODATA: the dump lacks it) or an entry cannot be right (CORRUPT).
  */

@@ -54,6 +54,7 @@ struct synth_opts {
 				 * one frame under two ranges */
 	int huge_range;		/* pgmap1's range ends at 2^46 - 1 (MAX_PHYSMEM_BITS):
 				 * 2^34 - 0x40400 pages, nearly all unmapped */
+	uint64_t vmemmap_var;	/* the value of the vmemmap_base variable, 0 the right one */
 };
 
 struct synth {
@@ -168,7 +169,7 @@ static inline int synth_write(const char *path, const struct synth_opts *o)
 		return -1;
 	s.next_pt = 1 << 20;
 	s.next_frame = (4ULL << 20) + o->frame_shift * 4096;
-	sk_put64(&s, sk_pa(SK_SYM_VMEMMAP_BASE), vmemmap);
+	sk_put64(&s, sk_pa(SK_SYM_VMEMMAP_BASE), o->vmemmap_var ? o->vmemmap_var : vmemmap);
 	sk_put64(&s, sk_pa(SK_SYM_PAGE_OFFSET_BASE), page_offset);
 	sk_put64(&s, sk_pa(SK_SYM_VMALLOC_BASE), o->la57 ? SK_VMALLOC_L5 : SK_VMALLOC);
 

@@ -292,6 +292,32 @@ int main(void)
 	}
 	mmc_snapshot_destroy(b);
 
+	/*
+	 * A damaged vmemmap_base: x86_64's 4-level paging sign-extends bit 47,
+	 * so 0xffd4000000000000 (the 5-level base) and 0xff00000000000000 are
+	 * not addresses; 0xffffffff00000000 is, but its vmemmap of 2^34 struct
+	 * pages (MAX_PHYSMEM_BITS 46) would run past 2^64.  One error each, at
+	 * the variable.
+	 */
+	{
+		static const uint64_t bad[] = { SK_VMEMMAP_L5, 0xff00000000000000ULL,
+						0xffffffff00000000ULL };
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			o = base;
+			o.vmemmap_var = bad[i];
+			err = synth_open(dir, "bad-vmemmap-base.core", &o, &k);
+			tap_ok(err && err->code == MMC_ERR_CORRUPT && err->has_address &&
+			       err->address == SK_SYM_VMEMMAP_BASE &&
+			       strstr(err->message, "not canonical for 4-level paging"),
+			       "vmemmap_base 0x%llx refused at the variable: %s",
+			       (unsigned long long)bad[i], err ? err->message : "no error");
+			mmc_error_destroy(err);
+			mmc_kernel_destroy(k);
+			k = NULL;
+		}
+	}
+
 	o = base;
 	o.release = "6.12.9-other";
 	err = synth_open(dir, "mismatch.core", &o, &k);
