@@ -119,10 +119,15 @@ static struct mmc_error *load_table(struct mmc_pgtable *pgt, unsigned int lvl,
 	return NULL;
 }
 
+static unsigned int va_bits(unsigned int levels)
+{
+	return levels == 5 ? 57 : 48;
+}
+
 bool mmc_va_canonical(unsigned int levels, uint64_t vaddr)
 {
-	unsigned int va_bits = levels == 5 ? 57 : 48;
-	int64_t sext = (int64_t)(vaddr << (64 - va_bits)) >> (64 - va_bits);
+	unsigned int bits = va_bits(levels);
+	int64_t sext = (int64_t)(vaddr << (64 - bits)) >> (64 - bits);
 
 	return (uint64_t)sext == vaddr;
 }
@@ -142,7 +147,7 @@ struct mmc_error *mmc_pgtable_translate(struct mmc_pgtable *pgt, uint64_t vaddr,
 	 * aligned blocks of 2^(va_bits-1) bytes: say so, so a walk skips it.
 	 */
 	if (!mmc_va_canonical(pgt->levels, vaddr)) {
-		*page_size = 1ULL << (pgt->levels == 5 ? 56 : 47);
+		*page_size = 1ULL << (va_bits(pgt->levels) - 1);
 		return mmc_error_at(MMC_ERR_CORRUPT, pgt->mem->path, vaddr,
 				    "non-canonical virtual address for %u-level paging",
 				    pgt->levels);
