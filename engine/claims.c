@@ -398,7 +398,11 @@ static struct mmc_error *clause_value(struct parser *p, struct claim_clause *cl,
 				      const char *key)
 {
 	uint64_t lo = 0, hi = 0;
+	char given[64];
 	int ti;
+
+	/* parse_span() cuts v at its '-': errors name the value as given */
+	snprintf(given, sizeof(given), "%s", v);
 
 	switch (cl->key) {
 	case CK_TYPE:
@@ -420,11 +424,11 @@ static struct mmc_error *clause_value(struct parser *p, struct claim_clause *cl,
 	case CK_SHIFT:
 	case CK_RANGE:
 		if (!parse_span(v, false, &lo, &hi))
-			return perr(p, p->line, "bad value '%s' of %s= (N or N-M)", v, key);
+			return perr(p, p->line, "bad value '%s' of %s= (N or N-M)", given, key);
 		break;
 	case CK_PFN:
 		if (!parse_span(v, true, &lo, &hi))
-			return perr(p, p->line, "bad value '%s' of pfn= (A-B, the pfns [A, B), A < B)", v);
+			return perr(p, p->line, "bad value '%s' of pfn= (A-B, the pfns [A, B), A < B)", given);
 		break;
 	}
 	return add_alt(cl, lo, hi);
