@@ -149,8 +149,9 @@ struct mmc_diff_opts {
 	 * error naming the claims file and line.  With claims the result says
 	 * AS_CLAIMED / BEYOND_CLAIMS / INCOMPLETE, and its differing pages,
 	 * fields, groups, first pages and pgmap differences are those no
-	 * claim covers.  The claims must outlive the result.  per_page also
-	 * matches the claims page by page.
+	 * claim covers.  The result keeps copies of what it reports of the
+	 * claims (names, reasons).  per_page also matches the claims page by
+	 * page.
 	 */
 	const struct mmc_claims *claims;
 	/* a claim that covered nothing fails the check (the front ends' exit) */
