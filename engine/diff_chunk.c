@@ -335,7 +335,7 @@ struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr,
 			continue;
 		}
 		if (c->claims)
-			diff_claims_chunk(c, dr, &s, pos, n, A, B);
+			diff_claims_chunk(c, dr, &s, pos, n, A, B, &ra, &rb);
 		else
 			diff_note_differing(c, dr, &s, pos, n, A, B);
 		pos += n;

@@ -99,8 +99,11 @@ void diff_claims_range(struct dctx *c, const struct mmc_diff_range *dr)
 								   dr->a_index : dr->b_index));
 	const struct mmc_spgmap *pg = pgmap_of(s, r->pgmap_index);
 
-	for (size_t i = 0; i < cb->n; i++)
+	cb->any_ok = false;
+	for (size_t i = 0; i < cb->n; i++) {
 		cb->b[i].range_ok = where_ok(cb->b[i].cl, pg, (int64_t)c->ri);
+		cb->any_ok |= cb->b[i].range_ok;
+	}
 }
 
 /* ---- values ---- */
@@ -265,11 +268,10 @@ static void claim_cover(const struct dctx *c, const struct bclaim *b, const stru
 
 	memset(cov, 0, sizeof(*cov));
 	cov->tail = t;
-	for (unsigned int k = 0; k < MMC_MAX_SLOTS; k++) {
+	for (uint32_t m = s->slot_mask; m; m &= m - 1) {
+		unsigned int k = (unsigned int)__builtin_ctz(m);
 		uint32_t bit = 1u << k;
 
-		if (!(s->slot_mask & bit))
-			continue;
 		if (k == c->flags_slot && s->flags_split) {
 			uint64_t x = s->flag_xor & b->bit_cover[t];
 
@@ -343,18 +345,24 @@ static struct sig sig_minus(const struct dctx *c, const struct sig *s, const str
 
 /* Pages [p, p + len) of one piece: judged on p. */
 static void piece(struct dctx *c, struct mmc_diff_range *dr, const struct sig *s,
-		  uint64_t p, uint64_t len, const struct side *A, const struct side *B)
+		  uint64_t p, uint64_t len, const struct side *A, const struct side *B,
+		  const struct mmc_nrec *ra0, const struct mmc_nrec *rb0)
 {
 	struct claims_bound *cb = c->claims;
 	struct mmc_diff_claims *out = cb->out;
-	struct mmc_nrec ra, rb;
+	struct mmc_nrec rax, rbx;
+	const struct mmc_nrec *ra = ra0, *rb = rb0;
 	struct sig tot, cov, u;
 	int32_t first = -1;
 	unsigned int kind;
 
-	mmc_nrec_run_at(&A->first, &A->stride, p - A->start, &ra);
-	mmc_nrec_run_at(&B->first, &B->stride, p - B->start, &rb);
-	kind = kind_bits(c, s->tail, &ra);
+	if (!ra) {
+		mmc_nrec_run_at(&A->first, &A->stride, p - A->start, &rax);
+		mmc_nrec_run_at(&B->first, &B->stride, p - B->start, &rbx);
+		ra = &rax;
+		rb = &rbx;
+	}
+	kind = kind_bits(c, s->tail, ra);
 	memset(&tot, 0, sizeof(tot));
 	tot.tail = s->tail;
 	for (size_t i = 0; i < cb->n; i++) {
@@ -362,7 +370,7 @@ static void piece(struct dctx *c, struct mmc_diff_range *dr, const struct sig *s
 
 		if (!b->range_ok || !(b->cl->pages & kind) || (b->has_pfn && !pfn_ok(b->cl, p)))
 			continue;
-		claim_cover(c, b, s, &ra, &rb, &cov);
+		claim_cover(c, b, s, ra, rb, &cov);
 		if (!diff_sig_any(&cov))
 			continue;
 		b->pages += len;
@@ -435,27 +443,23 @@ static int cmp_u64(const void *x, const void *y)
 }
 
 void diff_claims_chunk(struct dctx *c, struct mmc_diff_range *dr, const struct sig *s,
-		       uint64_t pos, uint64_t n, const struct side *A, const struct side *B)
+		       uint64_t pos, uint64_t n, const struct side *A, const struct side *B,
+		       const struct mmc_nrec *ra, const struct mmc_nrec *rb)
 {
 	struct claims_bound *cb = c->claims;
-	bool any = false, per_page = c->per_page;
-	struct mmc_nrec ra, rb;
+	bool per_page = c->per_page;
 	struct cuts k = { 0 };
 	uint64_t p;
 
-	for (size_t i = 0; i < cb->n; i++)
-		any |= cb->b[i].range_ok;
-	if (!any) {
+	if (!cb->any_ok) {
 		diff_note_differing(c, dr, s, pos, n, A, B);
 		return;
 	}
-	mmc_nrec_run_at(&A->first, &A->stride, pos - A->start, &ra);
-	mmc_nrec_run_at(&B->first, &B->stride, pos - B->start, &rb);
 	for (size_t i = 0; i < cb->n && !per_page && n > 1; i++) {
 		const struct bclaim *b = &cb->b[i];
 		unsigned int hd = b->cl->pages & (CR_HEAD | CR_ORDER0);
 
-		if (!b->range_ok)
+		if (!b->range_ok || !b->cuts)
 			continue;
 		for (size_t q = 0; b->has_pfn && q < b->cl->nclauses; q++) {
 			const struct claim_clause *cl = &b->cl->clauses[q];
@@ -485,10 +489,10 @@ void diff_claims_chunk(struct dctx *c, struct mmc_diff_range *dr, const struct s
 				continue;
 			}
 			if (has_target(&v->f->from))
-				cut_meet(&k, pos, n, ra.slot[a->slot].v, da,
+				cut_meet(&k, pos, n, ra->slot[a->slot].v, da,
 					 v->f->from.kind == CV_NULL ? 0 : v->f->from.v);
 			if (has_target(&v->f->to))
-				cut_meet(&k, pos, n, rb.slot[a->slot].v, db,
+				cut_meet(&k, pos, n, rb->slot[a->slot].v, db,
 					 v->f->to.kind == CV_NULL ? 0 : v->f->to.v);
 		}
 	}
@@ -496,16 +500,17 @@ void diff_claims_chunk(struct dctx *c, struct mmc_diff_range *dr, const struct s
 		per_page = true;
 	if (per_page) {
 		for (p = pos; p < pos + n && !c->oom; p++)
-			piece(c, dr, s, p, 1, A, B);
+			piece(c, dr, s, p, 1, A, B, p == pos ? ra : NULL, p == pos ? rb : NULL);
 		return;
 	}
-	qsort(k.at, k.n, sizeof(k.at[0]), cmp_u64);
+	if (k.n > 1)
+		qsort(k.at, k.n, sizeof(k.at[0]), cmp_u64);
 	p = pos;
 	for (size_t i = 0; i <= k.n && !c->oom; i++) {
 		uint64_t q = i < k.n ? k.at[i] : pos + n;
 
 		if (q > p) {
-			piece(c, dr, s, p, q - p, A, B);
+			piece(c, dr, s, p, q - p, A, B, p == pos ? ra : NULL, p == pos ? rb : NULL);
 			p = q;
 		}
 	}

@@ -33,6 +33,8 @@ struct bclaim {
 	size_t nvf;
 	struct vfield *vf;
 	bool has_pfn;
+	/* a chunk may need cutting: pfn windows, values, head vs order-0 */
+	bool cuts;
 	bool range_ok;		/* its where holds for the current range */
 	struct field_counts cnt;
 	uint64_t pages, vframes, range_pages;
@@ -45,6 +47,7 @@ struct claims_bound {
 	bool have_head_bit;
 	unsigned int head_bit;
 	uint64_t ppv;		/* struct pages per vmemmap page */
+	bool any_ok;		/* a claim's where holds for the current range */
 	size_t nranges_max;
 	struct mmc_diff_claims *out;
 };

@@ -335,6 +335,8 @@ static struct mmc_error *bind_claim(struct dctx *c, const struct dctx *xb, struc
 	}
 	for (size_t k = 0; k < cl->nclauses; k++)
 		b->has_pfn |= cl->clauses[k].key == CK_PFN;
+	b->cuts = b->has_pfn || ((cl->pages & (CR_HEAD | CR_ORDER0)) &&
+				 (cl->pages & (CR_HEAD | CR_ORDER0)) != (CR_HEAD | CR_ORDER0));
 	cover_masks(c, b);
 	for (size_t i = 0; i < cl->nfields; i++) {
 		const struct claim_field *f = &cl->fields[i];
@@ -344,6 +346,7 @@ static struct mmc_error *bind_claim(struct dctx *c, const struct dctx *xb, struc
 		    claim_field_is_vmemmap(f->name))
 			continue;
 		v = &b->vf[b->nvf++];
+		b->cuts = true;
 		v->f = f;
 		for (unsigned int t = 0; t < MMC_TAIL_KINDS; t++)
 			v->at[t] = atom_of(c, b->name[i], (enum mmc_tail_index)t);

@@ -155,10 +155,12 @@ void diff_claims_free(struct dctx *c);
 /* A range begins (c->ri set, dr's pfns and sides): which claims apply. */
 void diff_claims_range(struct dctx *c, const struct mmc_diff_range *dr);
 /* Pages [pos, pos + n) differ in s (A and B the two images' runs there):
- * split by what the claims cover; the uncovered part is noted as
+ * ra, rb the records at pos; split by what the claims cover; the
+ * uncovered part is noted as
  * differing (diff_note_differing()), the rest counted per claim. */
 void diff_claims_chunk(struct dctx *c, struct mmc_diff_range *dr, const struct sig *s,
-		       uint64_t pos, uint64_t n, const struct side *A, const struct side *B);
+		       uint64_t pos, uint64_t n, const struct side *A, const struct side *B,
+		       const struct mmc_nrec *ra, const struct mmc_nrec *rb);
 /* How many of the vmemmap pages [idx, idx + n) a claim's pfn window does
  * not split (>= 1). */
 uint64_t diff_claims_vclip(const struct dctx *c, const struct mmc_diff_range *dr,
