@@ -106,145 +106,6 @@ static struct claim *current(const struct parser *p)
 	return p->cl->n ? &p->cl->claim[p->cl->n - 1] : NULL;
 }
 
-/* ---- numbers and values ---- */
-
-/* A whole token as a signed or unsigned number (decimal, 0x hex). */
-static bool parse_int(const char *s, int64_t *v)
-{
-	char *end;
-
-	if (!*s || *s == '+' || *s == ' ')
-		return false;
-	errno = 0;
-	if (*s == '-') {
-		long long x = strtoll(s, &end, 0);
-
-		if (errno || *end || end == s)
-			return false;
-		*v = x;
-		return true;
-	}
-	{
-		unsigned long long x = strtoull(s, &end, 0);
-
-		if (errno || *end || end == s)
-			return false;
-		*v = (int64_t)x;
-	}
-	return true;
-}
-
-static bool parse_u64(const char *s, uint64_t *v)
-{
-	int64_t x;
-
-	if (*s == '-' || !parse_int(s, &x))
-		return false;
-	*v = (uint64_t)x;
-	return true;
-}
-
-static bool parse_off(const char *s, uint16_t *off)
-{
-	uint64_t v;
-
-	if (!parse_u64(s, &v) || v > 0xffff)
-		return false;
-	*off = (uint16_t)v;
-	return true;
-}
-
-static const char *const words[] = {
-	"device", "altmap", "reserve", "shared",		/* roles */
-	"read", "not-init", "unreadable", "unmapped",		/* states */
-	"devdax", "fsdax", "private", "coherent", "p2pdma",	/* pgmap.type */
-};
-
-/* One value of FROM -> TO. */
-static bool parse_value(const char *s, struct claim_value *cv)
-{
-	char buf[64], *plus;
-
-	memset(cv, 0, sizeof(*cv));
-	if (strlen(s) >= sizeof(buf))
-		return false;
-	snprintf(buf, sizeof(buf), "%s", s);
-	if (!strcmp(s, "*")) {
-		cv->kind = CV_ANY;
-		return true;
-	}
-	if (!strcmp(s, "NULL")) {
-		cv->kind = CV_NULL;
-		return true;
-	}
-	if (!strcmp(s, "clear") || !strcmp(s, "no") || !strcmp(s, "set") || !strcmp(s, "yes")) {
-		cv->kind = CV_INT;
-		cv->v = !strcmp(s, "set") || !strcmp(s, "yes");
-		return true;
-	}
-	if (!strcmp(s, "TAIL_MAPPING") || !strcmp(s, "LIST_POISON1") || !strcmp(s, "LIST_POISON2")) {
-		cv->kind = CV_POISON;
-		cv->v = s[0] == 'T' ? MMC_POISON_TAIL_MAPPING :
-			s[11] == '1' ? MMC_POISON_LIST1 : MMC_POISON_LIST2;
-		return true;
-	}
-	if (!strncmp(s, "POISON+", 7)) {
-		cv->kind = CV_POISON;
-		return parse_int(s + 7, &cv->v) && cv->v >= 0;
-	}
-	if (!strncmp(s, "self+", 5)) {
-		cv->kind = CV_SELF;
-		return parse_off(s + 5, &cv->off);
-	}
-	if (!strncmp(s, "page+", 5) || !strncmp(s, "page-", 5)) {
-		/* page-3+1: delta -3, offset 1 */
-		plus = strchr(buf + 5, '+');
-		if (!plus)
-			return false;
-		*plus = 0;
-		cv->kind = CV_PAGE;
-		if (!parse_int(buf + 5, &cv->v) || !parse_off(plus + 1, &cv->off))
-			return false;
-		if (s[4] == '-')
-			cv->v = -cv->v;
-		return true;
-	}
-	if (!strncmp(s, "pgmap#", 6)) {
-		cv->kind = CV_PGMAP;
-		plus = strchr(buf + 6, '+');
-		if (plus) {
-			*plus = 0;
-			if (!parse_off(plus + 1, &cv->off))
-				return false;
-		}
-		return parse_int(buf + 6, &cv->v) && cv->v >= 0;
-	}
-	if (!strncmp(s, "obj#", 4)) {
-		/* obj#3 or obj#3(direct), as the diff prints it */
-		char *paren = strchr(buf + 4, '(');
-
-		if (paren) {
-			if (buf[strlen(buf) - 1] != ')')
-				return false;
-			*paren = 0;
-		}
-		cv->kind = CV_OBJ;
-		return parse_int(buf + 4, &cv->v) && cv->v >= 0;
-	}
-	if (parse_int(s, &cv->v)) {
-		cv->kind = CV_INT;
-		return true;
-	}
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		if (!strcmp(s, words[i])) {
-			cv->kind = CV_WORD;
-			snprintf(cv->word, sizeof(cv->word), "%s", s);
-			return true;
-		}
-	}
-	return false;
-}
-
 /* A single flag bit, or vmemmap_writable: 0 or 1 (or *). */
 static bool is_bit_field(const char *name)
 {
@@ -383,13 +244,13 @@ static bool parse_span(char *s, bool half_open, uint64_t *lo, uint64_t *hi)
 	char *dash = strchr(s, '-');
 
 	if (!dash) {
-		if (half_open || !parse_u64(s, lo))
+		if (half_open || !claim_parse_u64(s, lo))
 			return false;
 		*hi = *lo;
 		return true;
 	}
 	*dash = 0;
-	if (!parse_u64(s, lo) || !parse_u64(dash + 1, hi))
+	if (!claim_parse_u64(s, lo) || !claim_parse_u64(dash + 1, hi))
 		return false;
 	return half_open ? *lo < *hi : *lo <= *hi;
 }
@@ -417,7 +278,7 @@ static struct mmc_error *clause_value(struct parser *p, struct claim_clause *cl,
 		lo = hi = !strcmp(v, "yes");
 		break;
 	case CK_FLAGS:
-		if (!parse_u64(v, &lo))
+		if (!claim_parse_u64(v, &lo))
 			return perr(p, p->line, "bad value '%s' of flags= (a mask, e.g. 0x1)", v);
 		hi = lo;
 		break;
@@ -556,10 +417,10 @@ static struct mmc_error *line_field(struct parser *p, struct claim *c, char **to
 			if (!*from || !*to || strchr(from, ' ') || strchr(to, ' '))
 				return perr(p, p->line, "'field %s' takes one FROM and one TO value around '->'",
 					    f->name);
-			if (!parse_value(from, &f->from))
+			if (!claim_parse_value(from, &f->from))
 				return perr(p, p->line, "bad value '%s' (an integer, NULL, TAIL_MAPPING, self+OFF, page-D+OFF, pgmap#I, obj#K, clear/set, *)",
 					    from);
-			if (!parse_value(to, &f->to))
+			if (!claim_parse_value(to, &f->to))
 				return perr(p, p->line, "bad value '%s' (an integer, NULL, TAIL_MAPPING, self+OFF, page-D+OFF, pgmap#I, obj#K, clear/set, *)",
 					    to);
 		}
@@ -579,44 +440,6 @@ static struct mmc_error *line_field(struct parser *p, struct claim *c, char **to
 			    f->name);
 	c->nfields++;
 	return NULL;
-}
-
-/* Valid UTF-8 (no overlong forms, no surrogates), no NUL. */
-static bool utf8_ok(const unsigned char *s, size_t n)
-{
-	for (size_t i = 0; i < n;) {
-		unsigned char ch = s[i];
-		size_t len, k;
-		uint32_t cp;
-
-		if (!ch)
-			return false;
-		if (ch < 0x80) {
-			i++;
-			continue;
-		}
-		if ((ch & 0xe0) == 0xc0)
-			len = 2, cp = ch & 0x1f;
-		else if ((ch & 0xf0) == 0xe0)
-			len = 3, cp = ch & 0x0f;
-		else if ((ch & 0xf8) == 0xf0)
-			len = 4, cp = ch & 0x07;
-		else
-			return false;
-		if (i + len > n)
-			return false;
-		for (k = 1; k < len; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return false;
-			cp = cp << 6 | (s[i + k] & 0x3f);
-		}
-		if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-		    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += len;
-	}
-	return true;
 }
 
 static struct mmc_error *parse_line(struct parser *p, char *s)
@@ -646,7 +469,7 @@ static struct mmc_error *parse_line(struct parser *p, char *s)
 		if (n != 2 || strcmp(tok[0], "memmapcheck-claims"))
 			return perr(p, p->line, "the first line must be 'memmapcheck-claims %d' (the format and its version)",
 				    MMC_CLAIMS_VERSION);
-		if (!parse_int(tok[1], &v) || v != MMC_CLAIMS_VERSION)
+		if (!claim_parse_int(tok[1], &v) || v != MMC_CLAIMS_VERSION)
 			return perr(p, p->line, "unsupported version '%s' (this memmapcheck reads memmapcheck-claims %d)",
 				    tok[1], MMC_CLAIMS_VERSION);
 		p->have_version = true;
@@ -728,7 +551,7 @@ struct mmc_error *mmc_claims_parse(const char *name, const char *text, size_t le
 		p.line++;
 		if (n > MMC_CLAIMS_LINE_MAX)
 			err = perr(&p, p.line, "line longer than %d bytes", MMC_CLAIMS_LINE_MAX);
-		else if (!utf8_ok((const unsigned char *)text + pos, n))
+		else if (!claim_utf8_ok((const unsigned char *)text + pos, n))
 			err = perr(&p, p.line, "not UTF-8 text (or a NUL byte)");
 		if (!err) {
 			memcpy(line, text + pos, n);

@@ -7,6 +7,7 @@
 #define MMC_CLAIMS_INT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "claims.h"
@@ -100,6 +101,15 @@ struct mmc_claims {
 	size_t n;
 	struct claim *claim;
 };
+
+/* claims_value.c */
+/* A whole token as a number: decimal or 0x hex, signed or unsigned. */
+bool claim_parse_int(const char *s, int64_t *v);
+bool claim_parse_u64(const char *s, uint64_t *v);
+/* One value of FROM -> TO; false if s is none. */
+bool claim_parse_value(const char *s, struct claim_value *cv);
+/* Valid UTF-8 (no overlong forms, no surrogates) and no NUL byte. */
+bool claim_utf8_ok(const unsigned char *s, size_t n);
 
 /* Field names that name a group of fields, not one (CLAIMS.md). */
 bool claim_field_is_group(const char *name);
