@@ -95,13 +95,13 @@ void mmc_report_claims_text(FILE *out, const struct mmc_diff_result *res)
 		fprintf(out, "  note: %s\n", cl->notes[i]);
 	if (!cl->nclaims)
 		return;
-	fprintf(out, "  %-24s  %10s  %8s  %6s  %-14s  %s\n", "CLAIM", "PAGES", "VMEMMAP",
+	fprintf(out, "  %-32s  %10s  %8s  %6s  %-14s  %s\n", "CLAIM", "PAGES", "VMEMMAP",
 		"PGMAP", "RANGES", "REASON");
 	for (size_t i = 0; i < cl->nclaims; i++) {
 		const struct mmc_diff_claim *d = &cl->claim[i];
 
 		ranges_of(res, i, rl, sizeof(rl));
-		fprintf(out, "  %-24s  %10" PRIu64 "  %8" PRIu64 "  %6zu  %-14s  %s\n", d->name,
+		fprintf(out, "  %-32s  %10" PRIu64 "  %8" PRIu64 "  %6zu  %-14s  %s\n", d->name,
 			d->pages + d->range_pages, d->vframes, d->pgmap_diffs, rl, d->reason);
 		if (!seen(d))
 			fprintf(out, "      claimed but not seen (line %u)\n", d->line);
@@ -120,12 +120,12 @@ void mmc_report_claims_text(FILE *out, const struct mmc_diff_result *res)
 				continue;
 			if (!any)
 				fprintf(out, "\nCLAIMED, BY RANGE (the pages each claim covers, and why)\n"
-					"  %5s  %-24s  %10s  %8s  %-24s  %s\n", "RANGE", "PFN RANGE",
+					"  %5s  %-24s  %10s  %8s  %-32s  %s\n", "RANGE", "PFN RANGE",
 					"PAGES", "VMEMMAP", "CLAIM", "REASON");
 			any = true;
 			snprintf(span, sizeof(span), "0x%" PRIx64 "-0x%" PRIx64, dr->start_pfn,
 				 dr->end_pfn - 1);
-			fprintf(out, "  %5zu  %-24s  %10" PRIu64 "  %8" PRIu64 "  %-24s  %s\n", r, span,
+			fprintf(out, "  %5zu  %-24s  %10" PRIu64 "  %8" PRIu64 "  %-32s  %s\n", r, span,
 				p, v, cl->claim[i].name, cl->claim[i].reason);
 		}
 	}
