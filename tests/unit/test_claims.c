@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "claims.h"
 #include "diff.h"
 #include "layout_fixture.h"
 #include "report.h"
+#include "report_svg.h"
 #include "tap.h"
 
 #define ZONE_BITS (4ULL << 61)
@@ -833,6 +835,116 @@ static void test_reports(void)
 	mmc_diff_result_destroy(res);
 }
 
+/* ---- the difference map ---- */
+
+/* x of every rect of colour in row `row` of an SVG file, as pfn spans
+ * [lo, hi) by the geometry the root declares. */
+static bool row_spans(const char *svg, const char *row, const char *colour, uint64_t *lo,
+		      uint64_t *hi)
+{
+	char key[96];
+	const char *p, *end, *root = strstr(svg, "<svg ");
+	long start, pages, columns, plot_x, colw;
+
+	if (!root || sscanf(strstr(root, "data-start-pfn=") + 16, "%ld", &start) != 1 ||
+	    sscanf(strstr(root, "data-pages=") + 12, "%ld", &pages) != 1 ||
+	    sscanf(strstr(root, "data-columns=") + 14, "%ld", &columns) != 1 ||
+	    sscanf(strstr(root, "data-plot-x=") + 13, "%ld", &plot_x) != 1 ||
+	    sscanf(strstr(root, "data-column-width=") + 19, "%ld", &colw) != 1)
+		return false;
+	snprintf(key, sizeof(key), "data-row=\"%s\"", row);
+	p = strstr(svg, key);
+	if (!p)
+		return false;
+	end = strstr(p, "</g>");
+	*lo = UINT64_MAX;
+	*hi = 0;
+	while ((p = strstr(p, "<rect ")) && p < end) {
+		long x, w;
+
+		if (sscanf(p, "<rect x=\"%ld\" y=\"%*d\" width=\"%ld\"", &x, &w) == 2 &&
+		    strncmp(strstr(p, "fill=\"") + 6, colour, 7) == 0 &&
+		    strstr(p, "fill=\"") < strchr(p, '>')) {
+			uint64_t a = (uint64_t)(start + ((x - plot_x) / colw) * pages / columns);
+			uint64_t b = (uint64_t)(start + ((x - plot_x + w) / colw) * pages / columns);
+
+			*lo = a < *lo ? a : *lo;
+			*hi = b > *hi ? b : *hi;
+		}
+		p++;
+	}
+	return *hi > 0;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static void test_map(void)
+{
+	struct mut m = { .page = m_tail_ref };
+	struct mmc_snapshot *a = build(&layout612, 0xffffea0000000000ULL, NULL);
+	struct mmc_snapshot *b = build(&layout612, 0xffffd40000000000ULL, &m);
+	struct mmc_claims *cl;
+	struct mmc_diff_result *res;
+	struct mmc_diff_opts o = { .max_pages = 1, .max_groups = MMC_SVG_MAX_GROUPS };
+	static const char text[] = "memmapcheck-claims 1\nclaim half\n reason the first half\n"
+				   " where pfn=0x100000-0x100800\n field _refcount\n";
+	char dir[] = "/tmp/test_claims.XXXXXX", path[64];
+	uint64_t glo = 0, ghi = 0, rlo = 0, rhi = 0;
+	char *svg;
+	bool green, red;
+
+	die(mmc_claims_parse("map.claims", text, sizeof(text) - 1, &cl));
+	o.claims = cl;
+	die(mmc_diff(a, b, &o, &res));
+	if (!mkdtemp(dir)) {
+		tap_ok(false, "mkdtemp");
+		return;
+	}
+	die(mmc_report_svg(dir, a, b, res, NULL));
+	snprintf(path, sizeof(path), "%s/range-00.svg", dir);
+	svg = slurp(path);
+	green = svg && row_spans(svg, "_refcount", "#2ca02c", &glo, &ghi);
+	red = svg && row_spans(svg, "_refcount", "#d62728", &rlo, &rhi);
+	/* 4096 pfns in 1000 columns: a column is 4.1 pfns, the spans are
+	 * those columns' pfns */
+	tap_ok(green && red && glo <= R1_START + 3 && ghi >= R1_START + 0x800 - 5 &&
+	       ghi <= R1_START + 0x800 + 5 && rlo >= R1_START + 0x800 - 5 && rhi >= R1_START + R1_PAGES - 5 &&
+	       strstr(svg, "data-claim=\"half\"") && strstr(svg, ">as claimed</text>"),
+	       "[proof] map: the _refcount row green over pfns 0x%llx-0x%llx (claimed half), red over 0x%llx-0x%llx",
+	       (unsigned long long)glo, (unsigned long long)ghi, (unsigned long long)rlo,
+	       (unsigned long long)rhi);
+	free(svg);
+	snprintf(path, sizeof(path), "%s/range-00.svg", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/range-01.svg", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/index.html", dir);
+	unlink(path);
+	rmdir(dir);
+	mmc_diff_result_destroy(res);
+	mmc_claims_destroy(cl);
+	mmc_snapshot_destroy(a);
+	mmc_snapshot_destroy(b);
+}
+
 /* ---- speed ---- */
 
 /* 100 GiB of 2M compound pages, every tail differing: claims cost per
@@ -930,6 +1042,7 @@ int main(void)
 	test_binding();
 	test_alias_covers();
 	test_reports();
+	test_map();
 	test_speed();
 	mmc_test_layout_release(&layout612);
 	mmc_test_layout_release(&layout72);
