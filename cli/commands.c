@@ -441,8 +441,6 @@ static int run_diff(const struct opts *o, struct mmc_snapshot *a,
 		return cli_fail(err);
 	if (!o->all_pages && o->max_pages == 0)
 		res->npages = 0;
-	for (size_t i = 0; res->claims && !o->quiet && i < res->claims->nnotes; i++)
-		fprintf(stderr, "memmapcheck: note: %s\n", res->claims->notes[i]);
 	mmc_report_diff(stdout, a, b, res, o->format);
 	rc = verdict_exit(res, a, b);
 	wrc = stdout_ok();

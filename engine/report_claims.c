@@ -237,6 +237,8 @@ void mmc_report_claims_ktap(FILE *out, const struct mmc_diff_result *res, size_t
 	const struct mmc_diff_claims *cl = res->claims;
 	char what[160];
 
+	for (size_t i = 0; cl && i < cl->nnotes; i++)
+		fprintf(out, "# note: %s\n", cl->notes[i]);
 	for (size_t i = 0; cl && i < cl->nclaims; i++) {
 		const struct mmc_diff_claim *d = &cl->claim[i];
 
