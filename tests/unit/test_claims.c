@@ -468,6 +468,42 @@ static void test_parser(void)
 	}
 }
 
+/* Damaged files: every parse ends in claims or an error naming a line,
+ * never a crash (the sanitizer build runs this too). */
+static void test_damaged(void)
+{
+	static const char good[] =
+		"memmapcheck-claims 1\nclaim a\n reason why # c\n where type=devdax shift=9-18 pfn=0x10-0x20\n"
+		" pages head,tail\n field _refcount 0 -> 1\n field compound_head page-3+1 -> pgmap#2+8\n"
+		"claim b\n reason r\n field pgmap.owner obj#3(direct) -> NULL\n";
+	unsigned int seed = 12345, bad_line = 0, parsed = 0;
+	char buf[sizeof(good) + 8];
+
+	for (int i = 0; i < 5000; i++) {
+		struct mmc_claims *cl = NULL;
+		struct mmc_error *err;
+		size_t n = sizeof(good) - 1;
+
+		memcpy(buf, good, n);
+		for (int k = 0; k < 1 + i % 4; k++) {
+			seed = seed * 1103515245 + 12345;
+			buf[(seed >> 8) % n] = (char)(seed >> 20);
+		}
+		seed = seed * 1103515245 + 12345;
+		if (i % 7 == 0)
+			n = (seed >> 8) % n;
+		err = mmc_claims_parse("d.claims", buf, n, &cl);
+		if (err)
+			bad_line += !strstr(err->message, "line ");
+		else
+			parsed++;
+		mmc_error_destroy(err);
+		mmc_claims_destroy(cl);
+	}
+	tap_ok(bad_line == 0, "[proof] 5000 damaged claims files: every error names a line (%u parsed)",
+	       parsed);
+}
+
 /* ---- matching ---- */
 
 static void test_matching(void)
@@ -1038,6 +1074,7 @@ int main(void)
 	if (mmc_test_layout_612(&layout612) || mmc_test_layout_72(&layout72))
 		return 1;
 	test_parser();
+	test_damaged();
 	test_matching();
 	test_binding();
 	test_alias_covers();
