@@ -4,8 +4,10 @@
  * that run on them (commands.c).
  *
  * Exit codes, one table for every command (cli/memmapcheck.1):
- *   0  identical / clean / the image is complete and was written or shown
- *   1  different / lint violations
+ *   0  identical / clean / as claimed / the image is complete and was
+ *      written or shown
+ *   1  different / lint violations / beyond the claims (or, with
+ *      --strict, a claim not seen)
  *   2  bad usage or input
  *   3  internal error, or output that could not be written
  *   4  incomplete: some struct pages unreadable or discovery incomplete
@@ -42,6 +44,8 @@ struct opts {
 	bool quiet;
 	int progress;		/* -1 auto (tty), 0 off, 1 on */
 	unsigned int threads;	/* --threads: per walk; 0 the walk's default */
+	const char *claims;	/* --claims FILE: diff, compare */
+	bool strict;		/* --strict: a claim not seen fails */
 };
 
 /* The commands: argv holds the operands only. */

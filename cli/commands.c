@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "claims.h"
 #include "cli.h"
 #include "diff.h"
 #include "kernel.h"
@@ -312,6 +313,22 @@ static struct mmc_error *check_outputs(const char *const *outs, size_t nouts,
 	return NULL;
 }
 
+/* The claims file is an input too: no output may replace it. */
+static struct mmc_error *check_claims_input(const struct opts *o, const char *const *outs,
+					    size_t nouts)
+{
+	struct mmc_error *err;
+
+	for (size_t i = 0; o->claims && i < nouts; i++) {
+		if (!outs[i])
+			continue;
+		err = mmc_outfile_check(outs[i], &o->claims, 1);
+		if (err)
+			return err;
+	}
+	return NULL;
+}
+
 /* Render into a checked output file (or standard output for "-"). */
 static int write_output(const char *path, char **inputs, int ninputs,
 			struct mmc_error *(*render)(FILE *, const void *, enum mmc_format),
@@ -375,10 +392,22 @@ static int verdict_exit(const struct mmc_diff_result *res,
 			mmc_snapshot_discovery_complete(a) ? "new" : "base");
 		return EXIT_INCOMPLETE;
 	}
+	if (res->verdict == MMC_AS_CLAIMED &&
+	    (!mmc_snapshot_discovery_complete(a) || !mmc_snapshot_discovery_complete(b))) {
+		fprintf(stderr, "memmapcheck: not as claimed: discovery of the %s image was incomplete\n",
+			mmc_snapshot_discovery_complete(a) ? "new" : "base");
+		return EXIT_INCOMPLETE;
+	}
 	switch (res->verdict) {
 	case MMC_IDENTICAL: return 0;
 	case MMC_DIFFERENT: return EXIT_DIFFERENT;
 	case MMC_INCOMPLETE: return EXIT_INCOMPLETE;
+	case MMC_BEYOND_CLAIMS: return EXIT_DIFFERENT;
+	case MMC_AS_CLAIMED:
+		/* --strict: a claim nothing matched fails (a no-op patch must
+		 * not pass a strict check) */
+		return res->claims && res->claims->strict && res->claims->nunseen ?
+		       EXIT_DIFFERENT : 0;
 	}
 	return EXIT_INTERNAL;
 }
@@ -394,9 +423,11 @@ static bool per_page(void)
 }
 
 static int run_diff(const struct opts *o, struct mmc_snapshot *a,
-		    struct mmc_snapshot *b, char **inputs, int ninputs)
+		    struct mmc_snapshot *b, char **inputs, int ninputs,
+		    const struct mmc_claims *claims)
 {
-	struct mmc_diff_opts dopts = { .max_groups = o->max_groups };
+	struct mmc_diff_opts dopts = { .max_groups = o->max_groups, .claims = claims,
+				       .strict = o->strict };
 	struct mmc_diff_result *res = NULL;
 	struct mmc_error *err;
 	struct diff_args da;
@@ -425,7 +456,8 @@ static int run_diff(const struct opts *o, struct mmc_snapshot *a,
 	if (o->map) {
 		/* the map places every differing page: all groups, not the
 		 * report's first 200 */
-		struct mmc_diff_opts all = { .max_pages = 1, .max_groups = MMC_SVG_MAX_GROUPS };
+		struct mmc_diff_opts all = { .max_pages = 1, .max_groups = MMC_SVG_MAX_GROUPS,
+					     .claims = claims, .strict = o->strict };
 		int r;
 
 		err = mmc_diff(a, b, &all, &res);
@@ -443,6 +475,7 @@ int cmd_diff(const struct opts *o, int argc, char **argv)
 {
 	const char *outs[] = { o->report };
 	struct mmc_snapshot *a = NULL, *b = NULL;
+	struct mmc_claims *claims = NULL;
 	struct mmc_error *err;
 	int used = 0, used2 = 0, rc;
 
@@ -450,6 +483,10 @@ int cmd_diff(const struct opts *o, int argc, char **argv)
 		return cli_usage_error(o->cmd, "two IMAGEs needed (snapshot files or KERNEL DUMP pairs), %d given",
 				       argc);
 	err = check_outputs(outs, 1, argv, argc);
+	if (!err)
+		err = check_claims_input(o, outs, 1);
+	if (!err && o->claims)
+		err = mmc_claims_load(o->claims, &claims);
 	if (!err)
 		err = load_image(o, argv, argc, &used, &a);
 	if (!err && used == argc)
@@ -460,9 +497,10 @@ int cmd_diff(const struct opts *o, int argc, char **argv)
 	if (!err && used + used2 != argc)
 		err = mmc_error_create(MMC_ERR_USAGE, argv[used + used2],
 				       "diff takes two images (snapshot files or KERNEL DUMP pairs): this argument is one too many");
-	rc = err ? cli_fail(err) : run_diff(o, a, b, argv, argc);
+	rc = err ? cli_fail(err) : run_diff(o, a, b, argv, argc, claims);
 	mmc_snapshot_destroy(a);
 	mmc_snapshot_destroy(b);
+	mmc_claims_destroy(claims);
 	return rc;
 }
 
@@ -470,6 +508,7 @@ int cmd_compare(const struct opts *o, int argc, char **argv)
 {
 	const char *outs[] = { o->report, o->save_base, o->save_new };
 	struct mmc_snapshot *a = NULL, *b = NULL;
+	struct mmc_claims *claims = NULL;
 	struct mmc_error *err = NULL;
 	int rc;
 
@@ -477,6 +516,11 @@ int cmd_compare(const struct opts *o, int argc, char **argv)
 		return cli_usage_error(o->cmd, "BASE_KERNEL BASE_DUMP NEW_KERNEL NEW_DUMP: %d of 4 given",
 				       argc);
 	err = check_outputs(outs, 3, argv, argc);
+	if (!err)
+		err = check_claims_input(o, outs, 3);
+	/* a bad claims file is said before two dumps are walked */
+	if (!err && o->claims)
+		err = mmc_claims_load(o->claims, &claims);
 	for (rc = 0; !err && rc < 4; rc++)
 		err = readable(argv[rc]);
 	if (!err)
@@ -488,9 +532,10 @@ int cmd_compare(const struct opts *o, int argc, char **argv)
 	if (err)
 		rc = err->code == MMC_ERR_OS ? output_fail(err) : cli_fail(err);
 	else
-		rc = run_diff(o, a, b, argv, argc);
+		rc = run_diff(o, a, b, argv, argc, claims);
 	mmc_snapshot_destroy(a);
 	mmc_snapshot_destroy(b);
+	mmc_claims_destroy(claims);
 	return rc;
 }
 

@@ -32,6 +32,7 @@ enum opt_bit {
 	OB_MAP = 1u << 9,	/* --map */
 	OB_THREADS = 1u << 10,	/* --threads */
 	OB_GROUPS = 1u << 11,	/* --max-groups */
+	OB_CLAIMS = 1u << 12,	/* --claims, --strict */
 };
 
 struct command {
@@ -54,12 +55,14 @@ static const struct command commands[] = {
 	  "snapshot -o FILE [--live] [--threads N] KERNEL DUMP",
 	  "normalised struct pages of every range, to FILE ('-': standard output)" },
 	{ "diff", cmd_diff,
-	  OB_FORMAT | OB_REPORT | OB_PAGES | OB_GROUPS | OB_MAP | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
-	  "diff [-n N | --all-pages] [--max-groups N] [-f FMT] [--report FILE] [--map DIR] [--threads N] BASE NEW",
+	  OB_FORMAT | OB_REPORT | OB_PAGES | OB_GROUPS | OB_MAP | OB_LIVE | OB_QUIET | OB_THREADS |
+	  OB_CLAIMS, NULL,
+	  "diff [-n N | --all-pages] [--max-groups N] [-f FMT] [--report FILE] [--map DIR] [--claims FILE [--strict]] [--threads N] BASE NEW",
 	  "compare two IMAGEs; -n N: differing pages shown in detail (default 20)" },
 	{ "compare", cmd_compare,
-	  OB_FORMAT | OB_REPORT | OB_PAGES | OB_GROUPS | OB_SAVE | OB_MAP | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
-	  "compare [-n N | --all-pages] [--max-groups N] [-f FMT] [--report FILE] [--map DIR] [--save-base F] [--save-new F] [--threads N] BASE_KERNEL BASE_DUMP NEW_KERNEL NEW_DUMP",
+	  OB_FORMAT | OB_REPORT | OB_PAGES | OB_GROUPS | OB_SAVE | OB_MAP | OB_LIVE | OB_QUIET |
+	  OB_THREADS | OB_CLAIMS, NULL,
+	  "compare [-n N | --all-pages] [--max-groups N] [-f FMT] [--report FILE] [--map DIR] [--claims FILE [--strict]] [--save-base F] [--save-new F] [--threads N] BASE_KERNEL BASE_DUMP NEW_KERNEL NEW_DUMP",
 	  "snapshot and diff two kernel+dump pairs in one go" },
 	{ "lint", cmd_lint, OB_FORMAT | OB_REPORT | OB_GROUPS | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
 	  "lint [--max-groups N] [-f FMT] [--report FILE] [--live] [--threads N] IMAGE",
@@ -89,6 +92,9 @@ static const char usage_tail[] =
 "      --save-base F, --save-new F   compare: keep the snapshots\n"
 "      --map DIR        diff, compare: also draw the difference map, an SVG per\n"
 "                       range and index.html, into DIR\n"
+"      --claims FILE    diff, compare: what the patch is meant to change; the verdict\n"
+"                       is then as claimed (0), beyond the claims (1) or incomplete (4)\n"
+"      --strict         with --claims: a claim that matched nothing fails (exit 1)\n"
 "  -r, --range N        show: only range N\n"
 "  -n, --max-pages N    diff, compare: differing pages shown in detail (default 20, 0: none)\n"
 "      --all-pages      diff, compare: every differing page in detail\n"
@@ -100,7 +106,8 @@ static const char usage_tail[] =
 "      --progress, --no-progress   progress on stderr (default: if a terminal)\n"
 "  -h, --help, -V, --version\n"
 "\n"
-"exit: 0 identical/clean/complete, 1 different/violations, 2 bad usage or input,\n"
+"exit: 0 identical/clean/complete/as claimed, 1 different/violations/beyond the\n"
+"      claims, 2 bad usage or input (a bad claims file: its line is named),\n"
 "      3 internal error or output not written, 4 incomplete (some struct pages\n"
 "      unreadable or discovery incomplete; the output is written first)\n";
 
@@ -261,6 +268,8 @@ static const struct option longopts[] = {
 	{ "progress", no_argument, NULL, 'P' },
 	{ "no-progress", no_argument, NULL, 'p' },
 	{ "threads", required_argument, NULL, 'T' },
+	{ "claims", required_argument, NULL, 'K' },
+	{ "strict", no_argument, NULL, 'S' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 }
@@ -288,6 +297,8 @@ static unsigned int opt_group(int c, const char **name)
 	case 'p': *name = "--no-progress"; return OB_LIVE;
 	case 'q': *name = "-q/--quiet"; return OB_QUIET;
 	case 'T': *name = "--threads"; return OB_THREADS;
+	case 'K': *name = "--claims"; return OB_CLAIMS;
+	case 'S': *name = "--strict"; return OB_CLAIMS;
 	}
 	*name = "?";
 	return 0;
@@ -387,6 +398,12 @@ static int parse_options(const struct command *c, int argc, char **argv,
 		case 'p':
 			o->progress = 0;
 			break;
+		case 'K':
+			o->claims = optarg;
+			break;
+		case 'S':
+			o->strict = true;
+			break;
 		case 'T':
 			/* the bounds MEMMAPCHECK_THREADS has (engine/walk.c) */
 			if (!parse_count(optarg, 64, &v) || v < 1)
@@ -398,6 +415,8 @@ static int parse_options(const struct command *c, int argc, char **argv,
 	}
 	if (have_n && o->all_pages)
 		return cli_usage_error(c->name, "-n and --all-pages contradict each other");
+	if (o->strict && !o->claims)
+		return cli_usage_error(c->name, "--strict needs --claims FILE");
 	if (o->check && o->output)
 		return cli_usage_error(c->name, "-o and --check: one at a time");
 	return 0;

@@ -55,6 +55,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "claims.h"
 #include "crash_ext.h"
 #include "diff.h"
 #include "discover.h"
@@ -89,6 +90,7 @@ struct running {
 	struct mmc_snapshot *snap[2];
 	struct mmc_diff_result *diff;
 	struct mmc_lint_result *lint;
+	struct mmc_claims *claims;
 };
 static struct running running;
 
@@ -99,6 +101,8 @@ struct opts {
 	size_t max_pages;	/* -n */
 	bool fresh;		/* -f: walk the dump again */
 	bool verbose;		/* -v: walk statistics */
+	const char *claims;	/* diff -c FILE (--claims FILE) */
+	bool strict;		/* diff -s (--strict) */
 };
 
 static double now(void)
@@ -142,6 +146,7 @@ static void running_free(void)
 	mmc_snapshot_destroy(running.snap[0]);
 	mmc_snapshot_destroy(running.snap[1]);
 	mmc_diff_result_destroy(running.diff);
+	mmc_claims_destroy(running.claims);
 	mmc_lint_result_destroy(running.lint);
 	memset(&running, 0, sizeof(running));
 }
@@ -442,12 +447,17 @@ static void cmd_lint(const struct opts *o, char **argv, int argc)
 static void cmd_diff(const struct opts *o, char **argv, int argc)
 {
 	struct mmc_diff_opts dopts = { .max_pages = o->max_pages ? o->max_pages : 1,
-				       .max_groups = 200 };
+				       .max_groups = 200, .strict = o->strict };
 	struct mmc_snapshot *a = NULL, *b = NULL;
-	struct mmc_error *err;
+	struct mmc_error *err = NULL;
 
+	/* a bad claims file is said before the dump is walked */
+	if (o->claims)
+		err = mmc_claims_load(o->claims, &running.claims);
+	dopts.claims = running.claims;
 	/* diff BASE: BASE vs the running image; diff BASE NEW: two files. */
-	err = load_file(argv[0], 0, &a);
+	if (!err)
+		err = load_file(argv[0], 0, &a);
 	if (!err)
 		err = get_image(o, argc > 1 ? argv[1] : NULL, 1, &b);
 	if (!err)
@@ -460,6 +470,10 @@ static void cmd_diff(const struct opts *o, char **argv, int argc)
 		running.diff->npages = 0;
 	printing_begin();
 	mmc_report_diff(fp, a, b, running.diff, o->format);
+	if (running.diff->claims && running.diff->claims->strict &&
+	    running.diff->claims->nunseen && running.diff->verdict == MMC_AS_CLAIMED)
+		fprintf(fp, "memmapcheck: --strict: %zu claim%s not seen: the check fails\n",
+			running.diff->claims->nunseen, running.diff->claims->nunseen == 1 ? "" : "s");
 	printing_end();
 }
 
@@ -564,12 +578,19 @@ static bool parse_count(const char *s, long *v)
 	return !errno && end != s && !*end && *v >= 0;
 }
 
+/* diff's claims options also go by the CLI's names. */
+static const struct option diff_longopts[] = {
+	{ "claims", required_argument, NULL, 'c' },
+	{ "strict", no_argument, NULL, 's' },
+	{ NULL, 0, NULL, 0 },
+};
+
 /* The options each subcommand takes. */
 static const char *options_of(const char *sub)
 {
 	static const struct { const char *sub, *opts; } table[] = {
 		{ "ranges", "jfv" }, { "show", "jrfv" }, { "lint", "jfv" },
-		{ "diff", "jnfv" }, { "snapshot", "orf" }, { "layout", "o" },
+		{ "diff", "jnfvcs" }, { "snapshot", "orf" }, { "layout", "o" },
 		{ "member", "" },
 	};
 	size_t i;
@@ -604,7 +625,7 @@ static void cmd_memmapcheck(void)
 	saved_opterr = opterr;	/* crash's own commands want glibc's messages */
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt(argc, argv, "jo:r:n:fv")) != EOF) {
+	while ((c = getopt_long(argc, argv, "jo:r:n:fvc:s", diff_longopts, NULL)) != EOF) {
 		if (c != '?' && !strchr(allowed, c)) {
 			error(INFO, "%s does not take -%c\n", sub, c);
 			argerrs++;
@@ -637,6 +658,12 @@ static void cmd_memmapcheck(void)
 		case 'v':
 			o.verbose = true;
 			break;
+		case 'c':
+			o.claims = optarg;
+			break;
+		case 's':
+			o.strict = true;
+			break;
 		default:
 			error(INFO, "invalid option: -%c\n", optopt ? optopt : '?');
 			argerrs++;
@@ -664,6 +691,9 @@ static void cmd_memmapcheck(void)
 		} else if (!strcmp(sub, "diff")) {
 			if (argc < 1 || argc > 2) {
 				error(INFO, "diff takes one or two snapshot FILEs\n");
+				argerrs++;
+			} else if (o.strict && !o.claims) {
+				error(INFO, "diff: -s/--strict needs -c/--claims FILE\n");
 				argerrs++;
 			}
 		} else if (!strcmp(sub, "member")) {
@@ -709,7 +739,7 @@ static char *help_memmapcheck[] = {
 "ranges [-j] [FILE]\n"
 "  memmapcheck show [-r N] [-j] [FILE]\n"
 "  memmapcheck snapshot -o FILE [-r N]\n"
-"  memmapcheck diff [-n N] [-j] BASE [NEW]\n"
+"  memmapcheck diff [-n N] [-j] [-c|--claims FILE [-s|--strict]] BASE [NEW]\n"
 "  memmapcheck lint [-j] [FILE]",
 "  This command walks the vmemmap of every ZONE_DEVICE range of the running",
 "  image (the dump crash has open): every pgmap in the kernel's pgmap_array,",
@@ -742,6 +772,10 @@ static char *help_memmapcheck[] = {
 "    -r N       show: only range N; snapshot: only range N (not cached;",
 "               prints the walk's time, for benchmarks).",
 "    -n N       diff: pages shown in detail (default 20).",
+"    -c FILE    diff: a claims file (--claims FILE): what the patch is meant",
+"               to change; the verdict is then as claimed / beyond the claims",
+"               / incomplete, each claim with its reason and pages.",
+"    -s         diff, with -c: a claim that matched nothing fails (--strict).",
 "    -o FILE    snapshot: the file to write (atomically).",
 "    -f         walk the dump again instead of reusing this session's snapshot.",
 "    -v         print the walk's statistics (pages, unreadable, time).",

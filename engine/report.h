@@ -60,5 +60,29 @@ void mmc_report_diff_other(FILE *out, const struct mmc_snapshot *a,
 			   const struct mmc_diff_result *res, enum mmc_format fmt);
 void mmc_report_lint_other(FILE *out, const struct mmc_snapshot *snap,
 			   const struct mmc_lint_result *res, enum mmc_format fmt);
+/* XML text escaping (JUnit). */
+void mmc_report_xml_string(FILE *out, const char *s);
+
+/*
+ * The claims part of a diff report (report_claims.c), when the diff had
+ * claims (res->claims): per claim its pages, vmemmap pages, ranges and
+ * fields with its reason; per range the claims that covered it; the
+ * claims not seen.
+ */
+/* "; claimed but not seen: a, b" (nothing when every claim was seen). */
+size_t mmc_report_claims_unseen(const struct mmc_diff_result *res, char *buf, size_t size,
+				size_t len);
+void mmc_report_claims_text(FILE *out, const struct mmc_diff_result *res);
+/* ,"claims":{...} */
+void mmc_report_claims_json(FILE *out, const struct mmc_diff_result *res);
+/* One KTAP test per claim, numbered from first. */
+void mmc_report_claims_ktap(FILE *out, const struct mmc_diff_result *res, size_t first);
+/* One JUnit testcase per claim; failures and skipped they add. */
+void mmc_report_claims_junit_counts(const struct mmc_diff_result *res, size_t *failures,
+				    size_t *skipped);
+void mmc_report_claims_junit(FILE *out, const struct mmc_diff_result *res);
+/* "pfn 0x...: 15810 pages as claimed (stale-head)" diagnostics of range i. */
+void mmc_report_claims_range_note(FILE *out, const struct mmc_diff_result *res, size_t i,
+				  const char *prefix);
 
 #endif
