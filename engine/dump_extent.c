@@ -204,6 +204,72 @@ void mmc_dump_damage_destroy(struct mmc_dump_damage *d)
 	free(d);
 }
 
+/* ---- ELF notes ---- */
+
+/*
+ * sizeof(struct elf_prstatus) on x86_64 (include/linux/elfcore.h: 112
+ * bytes of signal and time fields, 27 general registers, pr_fpvalid and
+ * padding).  libkdumpfile 0.5.1 and later reject a shorter NT_PRSTATUS
+ * only after it has set up the dump's format data, and the context it then
+ * frees is broken (doc/upstream/libkdumpfile/0005-*.patch): it must never
+ * see one.
+ */
+#define X86_64_PRSTATUS_SIZE	336
+#define NOTE_NT_PRSTATUS	1
+
+static bool note_named(const uint8_t *name, uint32_t namesz, const char *want)
+{
+	size_t n = strlen(want);
+
+	/* libkdumpfile's note_equal(): with or without the NUL */
+	return (namesz == n || (namesz == n + 1 && !name[n])) && !memcmp(name, want, n);
+}
+
+/*
+ * The notes libkdumpfile would reject part-way through kdump_open_fd(),
+ * found by walking them as its do_notes() does (a note that does not fit
+ * ends the walk): an NT_PRSTATUS shorter than an x86_64 elf_prstatus, and
+ * any Xen dump-core note (".note.Xen": a Xen hypervisor's own dump, which
+ * is not a Linux kernel's, and whose header note it reads without checking
+ * its size).
+ */
+static struct mmc_error *check_notes(const struct extent *e, uint64_t off,
+				     uint64_t size, const char *what)
+{
+	struct mmc_error *err = NULL;
+	uint64_t pos = 0;
+	uint8_t *buf;
+
+	if (!size || size > (64u << 20))
+		return NULL;	/* none, or left to the size checks and libkdumpfile */
+	buf = malloc(size);
+	if (!buf)
+		return mmc_error_nomem();
+	err = read_at(e, buf, size, off, what);
+	while (!err && size - pos >= 12) {
+		uint32_t namesz = mmc_le32(buf + pos), descsz = mmc_le32(buf + pos + 4);
+		uint32_t type = mmc_le32(buf + pos + 8);
+		uint64_t descoff = 12 + (((uint64_t)namesz + 3) & ~3ULL);
+		const uint8_t *name = buf + pos + 12;
+
+		if (size - pos < descoff + descsz)
+			break;
+		if (note_named(name, namesz, "CORE") && type == NOTE_NT_PRSTATUS &&
+		    descsz < X86_64_PRSTATUS_SIZE)
+			err = mmc_error_create(MMC_ERR_INPUT, e->path,
+					       "%s at file offset %llu: an NT_PRSTATUS note of %u bytes, shorter than the %u bytes of an x86_64 elf_prstatus",
+					       what, (unsigned long long)(off + pos), descsz,
+					       X86_64_PRSTATUS_SIZE);
+		else if (note_named(name, namesz, ".note.Xen"))
+			err = mmc_error_create(MMC_ERR_INPUT, e->path,
+					       "%s at file offset %llu: a Xen dump-core note (type 0x%x): this is a Xen hypervisor dump, not a Linux kernel's",
+					       what, (unsigned long long)(off + pos), type);
+		pos += descoff + (((uint64_t)descsz + 3) & ~3ULL);
+	}
+	free(buf);
+	return err;
+}
+
 /* ---- kdump-compressed ---- */
 
 struct dd {
@@ -469,6 +535,9 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 		err = dd_region(&dd, mmc_le64(sub + 32), mmc_le64(sub + 40), "its VMCOREINFO");
 	if (!err && version >= 4 && mmc_le64(sub + 56))
 		err = dd_region(&dd, mmc_le64(sub + 48), mmc_le64(sub + 56), "its ELF notes");
+	if (!err && version >= 4)
+		err = check_notes(e, mmc_le64(sub + 48), mmc_le64(sub + 56),
+				  "the kdump_sub_header's ELF notes");
 	if (err)
 		return err;
 	/* the bitmaps (libkdumpfile's read_bitmap(): the second half when both fit) */
@@ -586,8 +655,12 @@ static struct mmc_error *check_elf(const struct extent *e, struct mmc_mem *mem,
 		have = present(e, ph[i].p_offset, ph[i].p_filesz);
 		if (ph[i].p_offset + ph[i].p_filesz > need)
 			need = ph[i].p_offset + ph[i].p_filesz;
-		if (have == ph[i].p_filesz)
+		if (have == ph[i].p_filesz) {
+			if (ph[i].p_type == PT_NOTE)
+				err = check_notes(e, ph[i].p_offset, ph[i].p_filesz,
+						  "a PT_NOTE segment's notes");
 			continue;
+		}
 		if (ph[i].p_type == PT_NOTE) {
 			err = mmc_error_create(MMC_ERR_INPUT, e->path,
 					       "dump truncated: %s, the notes of program header %llu (at offset 0x%llx) need %llu",
