@@ -53,6 +53,12 @@ int cmd_compare(const struct opts *o, int argc, char **argv);
 int cmd_snapshot(const struct opts *o, int argc, char **argv);
 int cmd_layout(const struct opts *o, int argc, char **argv);
 
+/* Catch every signal that ends the process (except those ignored) so that
+ * the temporary output files of this run are removed first. */
+void cli_signals_init(void);
+/* Remove them and die of sig; async-signal-safe. */
+void cli_fatal_signal(int sig);
+
 /* Writing to standard output failed and was reported already. */
 bool cli_stdout_lost(void);
 /* Print "memmapcheck: <error>" on stderr, free it, return its exit code. */

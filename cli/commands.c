@@ -220,14 +220,17 @@ static struct mmc_error *take_snapshot_pair(const struct opts *o, char **argv,
 static bool is_snapshot_file(const char *path)
 {
 	char magic[8] = { 0 };
-	FILE *f = fopen(path, "rb");
-	bool yes = false;
+	struct mmc_error *err;
+	bool yes;
+	int fd;
 
-	if (!f)
+	err = mmc_infile_open(path, &fd);
+	if (err) {
+		mmc_error_destroy(err);	/* the open that follows says why */
 		return false;
-	if (fread(magic, 1, 7, f) == 7)
-		yes = memcmp(magic, MMC_SNAPSHOT_MAGIC, 7) == 0;
-	fclose(f);
+	}
+	yes = pread(fd, magic, 7, 0) == 7 && !memcmp(magic, MMC_SNAPSHOT_MAGIC, 7);
+	close(fd);
 	return yes;
 }
 
@@ -243,6 +246,9 @@ static struct mmc_error *readable(const char *path)
 	}
 	if (S_ISDIR(st.st_mode))
 		return mmc_error_create(MMC_ERR_USAGE, path, "is a directory");
+	/* a FIFO would block the open (and a read) until a writer came */
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		return mmc_infile_check(path);
 	if (access(path, R_OK) != 0)
 		return mmc_error_os(errno, path, "open");
 	return NULL;
@@ -312,6 +318,106 @@ static struct mmc_error *check_outputs(const char *const *outs, size_t nouts,
 	return NULL;
 }
 
+/*
+ * Temporary output files (mmc_outfile_tmp_path()) to remove when a signal
+ * ends the process: every signal whose default action does, except
+ * SIGKILL and SIGSTOP, which cannot be caught.  Set before the file can
+ * exist and cleared after it was renamed or removed, so the handler only
+ * ever unlinks a temporary name of this run.
+ */
+#define MAX_TMP 4
+static char live_tmp[MAX_TMP][4096];
+static volatile sig_atomic_t live_set[MAX_TMP];
+
+/* Track of's temporary file (a copy of its name); the slot, or -1. */
+static int tmp_track(const struct mmc_outfile *of)
+{
+	const char *t = mmc_outfile_tmp_path(of);
+	int i;
+
+	for (i = 0; t && strlen(t) < sizeof(live_tmp[0]) && i < MAX_TMP; i++)
+		if (!live_set[i]) {
+			strcpy(live_tmp[i], t);
+			live_set[i] = 1;
+			return i;
+		}
+	return -1;
+}
+
+/*
+ * mmc_outfile_open() with the temporary file tracked from the moment it
+ * exists: signals are held while it is made and its name recorded.
+ */
+static struct mmc_error *outfile_open_tracked(const char *path, const char *const *inputs,
+					      size_t ninputs, struct mmc_outfile **of,
+					      int *slot)
+{
+	sigset_t all, old;
+	struct mmc_error *err;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	err = mmc_outfile_open(path, inputs, ninputs, of);
+	*slot = err ? -1 : tmp_track(*of);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
+/* After the file was renamed into place or removed. */
+static void tmp_forget(int slot)
+{
+	if (slot >= 0)
+		live_set[slot] = 0;
+}
+
+/* Remove the temporary files and die of sig (async-signal-safe). */
+void cli_fatal_signal(int sig)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_TMP; i++)
+		if (live_set[i])
+			unlink(live_tmp[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void fatal_handler(int sig)
+{
+	cli_fatal_signal(sig);
+}
+
+void cli_signals_init(void)
+{
+	/* the signals whose default action ends the process (signal(7)) */
+	static const int ends[] = {
+		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1,
+		SIGUSR2, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGPOLL, SIGSYS,
+		SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGSTKFLT, SIGPWR,
+	};
+	struct sigaction sa = { .sa_handler = fatal_handler, .sa_flags = SA_NODEFER };
+	size_t i;
+	int sig;
+
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		struct sigaction old;
+
+		/* ignored ones (nohup) stay so; a sanitizer's own handler too */
+		if (sigaction(ends[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+		    (old.sa_flags & SA_SIGINFO))
+			continue;
+		sigaction(ends[i], &sa, NULL);
+	}
+	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
+		struct sigaction old;
+
+		if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
+		    !(old.sa_flags & SA_SIGINFO))
+			sigaction(sig, &sa, NULL);
+	}
+}
+
 /* Render into a checked output file (or standard output for "-"). */
 static int write_output(const char *path, char **inputs, int ninputs,
 			struct mmc_error *(*render)(FILE *, const void *, enum mmc_format),
@@ -319,16 +425,20 @@ static int write_output(const char *path, char **inputs, int ninputs,
 {
 	struct mmc_outfile *of;
 	struct mmc_error *err;
+	int slot;
 
-	err = mmc_outfile_open(path, (const char *const *)inputs, (size_t)ninputs, &of);
+	err = outfile_open_tracked(path, (const char *const *)inputs, (size_t)ninputs,
+				   &of, &slot);
 	if (err)
 		return output_fail(err);
 	err = render(mmc_outfile_stream(of), arg, fmt);
 	if (err) {
 		mmc_outfile_abort(of);
+		tmp_forget(slot);
 		return output_fail(err);
 	}
 	err = mmc_outfile_commit(of);
+	tmp_forget(slot);
 	return err ? output_fail(err) : 0;
 }
 
@@ -501,11 +611,15 @@ int cmd_compare(const struct opts *o, int argc, char **argv)
  * (mmc_snapshot_stream_open()): its temporary file exists for the whole
  * walk, so ^C, SIGTERM and SIGHUP stop the walk (its cancel callback)
  * and the temporary file is removed before the signal takes its course.
+ * Without SA_RESTART: a system call they interrupt returns (EINTR) instead
+ * of blocking on, and a second one ends the process at once.
  */
 static volatile sig_atomic_t stop_signal;
 
 static void note_signal(int sig)
 {
+	if (stop_signal)
+		cli_fatal_signal(sig);
 	stop_signal = sig;
 }
 
@@ -520,7 +634,7 @@ static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 /* Not those ignored (nohup, a background job's SIGINT): they stay so. */
 static void catch_stop_signals(struct sigaction old[NSTOP])
 {
-	struct sigaction sa = { .sa_handler = note_signal, .sa_flags = SA_RESTART };
+	struct sigaction sa = { .sa_handler = note_signal };
 	size_t i;
 
 	sigemptyset(&sa.sa_mask);
@@ -563,6 +677,7 @@ static struct mmc_snapshot *snapshot_to_output(const struct opts *o, const char 
 	struct mmc_snapshot *s = NULL;
 	struct sigaction old[NSTOP];
 	struct mmc_error *err;
+	int slot;
 	bool lost;
 
 	*rc = 0;
@@ -580,7 +695,7 @@ static struct mmc_snapshot *snapshot_to_output(const struct opts *o, const char 
 		}
 		return s;
 	}
-	err = mmc_outfile_open(o->output, inputs, 2, &of);
+	err = outfile_open_tracked(o->output, inputs, 2, &of, &slot);
 	if (err) {
 		*rc = output_fail(err);
 		return NULL;
@@ -593,6 +708,7 @@ static struct mmc_snapshot *snapshot_to_output(const struct opts *o, const char 
 		/* a write to the file failed, or the dump could not be read */
 		lost = ferror(mmc_outfile_stream(of));
 		mmc_outfile_abort(of);
+		tmp_forget(slot);
 		*rc = lost ? output_fail(err) : cli_fail(err);
 		release_stop_signals(old);
 		return NULL;
@@ -602,6 +718,7 @@ static struct mmc_snapshot *snapshot_to_output(const struct opts *o, const char 
 		mmc_outfile_abort(of);
 	else
 		err = mmc_outfile_commit(of);
+	tmp_forget(slot);
 	release_stop_signals(old);
 	if (err) {
 		mmc_snapshot_destroy(s);

@@ -455,5 +455,6 @@ static int run(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	hold_standard_fds();
+	cli_signals_init();
 	return finish(run(argc, argv));
 }

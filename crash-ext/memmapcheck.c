@@ -351,17 +351,25 @@ static struct mmc_error *image_snapshot(const struct opts *o, int slot,
 	return NULL;
 }
 
+/*
+ * Commands run with SIGINT blocked, so nothing here may block: a FIFO or
+ * a terminal is refused by a non-blocking open (mmc_infile_open()) before
+ * anything is read, where fopen() would wait for a writer for ever.
+ */
 static bool is_snapshot_file(const char *path)
 {
 	char magic[8] = { 0 };
-	FILE *f = fopen(path, "rb");
-	bool yes = false;
+	struct mmc_error *err;
+	bool yes;
+	int fd;
 
-	if (!f)
+	err = mmc_infile_open(path, &fd);
+	if (err) {
+		mmc_error_destroy(err);
 		return false;
-	if (fread(magic, 1, 7, f) == 7)
-		yes = memcmp(magic, MMC_SNAPSHOT_MAGIC, 7) == 0;
-	fclose(f);
+	}
+	yes = pread(fd, magic, 7, 0) == 7 && !memcmp(magic, MMC_SNAPSHOT_MAGIC, 7);
+	close(fd);
 	return yes;
 }
 
@@ -374,6 +382,9 @@ static struct mmc_error *load_file(const char *path, int slot,
 		return errno == ENOENT ?
 			mmc_error_create(MMC_ERR_USAGE, path, "no such file") :
 			mmc_error_os(errno, path, "open");
+	err = mmc_infile_check(path);
+	if (err)
+		return err;
 	if (!is_snapshot_file(path))
 		return mmc_error_create(MMC_ERR_USAGE, path,
 					"not a memmapcheck snapshot file (make one with: memmapcheck snapshot -o FILE)");
