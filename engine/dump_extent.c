@@ -13,6 +13,7 @@
  * then the page data.
  */
 #include "dump_extent.h"
+#include "dump_extent_int.h"
 #include "mmc_util.h"
 
 #include <elf.h>
@@ -38,31 +39,6 @@
 #define FLAT_HEADER_SIZE	4096	/* MAX_SIZE_MDF_HEADER */
 #define FLAT_SIG		"makedumpfile"
 
-#define ELF_MAX_PHDRS		(1u << 22)
-
-struct span {
-	uint64_t start, end;	/* [start, end) */
-	uint8_t reason;		/* physical damage spans only */
-};
-
-/* The bytes of the dump that exist: all of [0, size), or a flattened
- * dump's segments. */
-struct extent {
-	int fd;
-	const char *path;
-	uint64_t size;
-	struct span *cov;	/* sorted, merged; NULL: all present */
-	size_t ncov;
-	bool flattened;
-};
-
-struct mmc_dump_damage {
-	uint32_t page_size;
-	uint64_t npfns;		/* kdump-compressed: bitmaps over [0, npfns) */
-	uint64_t *trunc, *corrupt;
-	struct span *spans;	/* ELF: physical ranges */
-	size_t nspans;
-};
 
 static uint64_t be(const uint8_t *p, unsigned int n)
 {
@@ -75,7 +51,7 @@ static uint64_t be(const uint8_t *p, unsigned int n)
 }
 
 /* Bytes present from off, at most len. */
-static uint64_t present(const struct extent *e, uint64_t off, uint64_t len)
+uint64_t dx_present(const struct extent *e, uint64_t off, uint64_t len)
 {
 	size_t lo = 0, hi = e->ncov;
 
@@ -97,14 +73,14 @@ static uint64_t present(const struct extent *e, uint64_t off, uint64_t len)
 	return e->cov[lo].end - off < len ? e->cov[lo].end - off : len;
 }
 
-static struct mmc_error *read_at(const struct extent *e, void *buf, size_t len,
+struct mmc_error *dx_read_at(const struct extent *e, void *buf, size_t len,
 				 uint64_t off, const char *what)
 {
 	return mmc_pread_exact(e->fd, e->path, buf, len, off, what);
 }
 
 /* "the file is M bytes" or "its segments hold C of the M bytes". */
-static const char *size_phrase(const struct extent *e, char *buf, size_t n)
+const char *dx_size_phrase(const struct extent *e, char *buf, size_t n)
 {
 	uint64_t held = 0;
 	size_t i;
@@ -120,20 +96,20 @@ static const char *size_phrase(const struct extent *e, char *buf, size_t n)
 	return buf;
 }
 
-static struct mmc_error *truncated(const struct extent *e, uint64_t need,
+struct mmc_error *dx_truncated(const struct extent *e, uint64_t need,
 				   const char *what)
 {
 	char sz[96];
 
 	return mmc_error_create(MMC_ERR_INPUT, e->path,
 				"dump truncated: %s, %s needs %llu",
-				size_phrase(e, sz, sizeof(sz)), what,
+				dx_size_phrase(e, sz, sizeof(sz)), what,
 				(unsigned long long)need);
 }
 
 /* ---- damage ---- */
 
-static struct mmc_error *damage_new(struct mmc_dump_damage **d, uint32_t page_size)
+struct mmc_error *dx_damage_new(struct mmc_dump_damage **d, uint32_t page_size)
 {
 	if (*d)
 		return NULL;
@@ -168,6 +144,7 @@ bool mmc_dump_damage_find(const struct mmc_dump_damage *d, uint64_t paddr,
 			  uint64_t len, uint64_t *good, uint8_t *reason)
 {
 	uint64_t ps, pfn, last, end;
+	bool found = false;
 	size_t i;
 
 	if (!d || !len)
@@ -184,14 +161,20 @@ bool mmc_dump_damage_find(const struct mmc_dump_damage *d, uint64_t paddr,
 			return true;
 		}
 	}
+	/* the first damaged byte: the lowest start of every span it meets */
 	for (i = 0; i < d->nspans; i++) {
+		uint64_t g;
+
 		if (d->spans[i].end <= paddr || d->spans[i].start >= end)
 			continue;
-		*good = d->spans[i].start > paddr ? d->spans[i].start - paddr : 0;
-		*reason = d->spans[i].reason;
-		return true;
+		g = d->spans[i].start > paddr ? d->spans[i].start - paddr : 0;
+		if (!found || g < *good) {
+			*good = g;
+			*reason = d->spans[i].reason;
+		}
+		found = true;
 	}
-	return false;
+	return found;
 }
 
 void mmc_dump_damage_destroy(struct mmc_dump_damage *d)
@@ -202,72 +185,6 @@ void mmc_dump_damage_destroy(struct mmc_dump_damage *d)
 	free(d->corrupt);
 	free(d->spans);
 	free(d);
-}
-
-/* ---- ELF notes ---- */
-
-/*
- * sizeof(struct elf_prstatus) on x86_64 (include/linux/elfcore.h: 112
- * bytes of signal and time fields, 27 general registers, pr_fpvalid and
- * padding).  libkdumpfile 0.5.1 and later reject a shorter NT_PRSTATUS
- * only after it has set up the dump's format data, and the context it then
- * frees is broken (doc/upstream/libkdumpfile/0005-*.patch): it must never
- * see one.
- */
-#define X86_64_PRSTATUS_SIZE	336
-#define NOTE_NT_PRSTATUS	1
-
-static bool note_named(const uint8_t *name, uint32_t namesz, const char *want)
-{
-	size_t n = strlen(want);
-
-	/* libkdumpfile's note_equal(): with or without the NUL */
-	return (namesz == n || (namesz == n + 1 && !name[n])) && !memcmp(name, want, n);
-}
-
-/*
- * The notes libkdumpfile would reject part-way through kdump_open_fd(),
- * found by walking them as its do_notes() does (a note that does not fit
- * ends the walk): an NT_PRSTATUS shorter than an x86_64 elf_prstatus, and
- * any Xen dump-core note (".note.Xen": a Xen hypervisor's own dump, which
- * is not a Linux kernel's, and whose header note it reads without checking
- * its size).
- */
-static struct mmc_error *check_notes(const struct extent *e, uint64_t off,
-				     uint64_t size, const char *what)
-{
-	struct mmc_error *err = NULL;
-	uint64_t pos = 0;
-	uint8_t *buf;
-
-	if (!size || size > (64u << 20))
-		return NULL;	/* none, or left to the size checks and libkdumpfile */
-	buf = malloc(size);
-	if (!buf)
-		return mmc_error_nomem();
-	err = read_at(e, buf, size, off, what);
-	while (!err && size - pos >= 12) {
-		uint32_t namesz = mmc_le32(buf + pos), descsz = mmc_le32(buf + pos + 4);
-		uint32_t type = mmc_le32(buf + pos + 8);
-		uint64_t descoff = 12 + (((uint64_t)namesz + 3) & ~3ULL);
-		const uint8_t *name = buf + pos + 12;
-
-		if (size - pos < descoff + descsz)
-			break;
-		if (note_named(name, namesz, "CORE") && type == NOTE_NT_PRSTATUS &&
-		    descsz < X86_64_PRSTATUS_SIZE)
-			err = mmc_error_create(MMC_ERR_INPUT, e->path,
-					       "%s at file offset %llu: an NT_PRSTATUS note of %u bytes, shorter than the %u bytes of an x86_64 elf_prstatus",
-					       what, (unsigned long long)(off + pos), descsz,
-					       X86_64_PRSTATUS_SIZE);
-		else if (note_named(name, namesz, ".note.Xen"))
-			err = mmc_error_create(MMC_ERR_INPUT, e->path,
-					       "%s at file offset %llu: a Xen dump-core note (type 0x%x): this is a Xen hypervisor dump, not a Linux kernel's",
-					       what, (unsigned long long)(off + pos), type);
-		pos += descoff + (((uint64_t)descsz + 3) & ~3ULL);
-	}
-	free(buf);
-	return err;
 }
 
 /* ---- kdump-compressed ---- */
@@ -287,12 +204,12 @@ struct dd {
 static struct mmc_error *dd_region(const struct dd *dd, uint64_t off, uint64_t size,
 				   const char *what)
 {
-	if (off + size < off || present(dd->e, off, size) < size) {
+	if (off + size < off || dx_present(dd->e, off, size) < size) {
 		char w[96];
 
 		snprintf(w, sizeof(w), "%s at offset %llu (%llu bytes)", what,
 			 (unsigned long long)off, (unsigned long long)size);
-		return truncated(dd->e, off + size < off ? UINT64_MAX : off + size, w);
+		return dx_truncated(dd->e, off + size < off ? UINT64_MAX : off + size, w);
 	}
 	return NULL;
 }
@@ -343,13 +260,13 @@ static struct mmc_error *dd_desc(struct dd *dd, struct mmc_dump_damage **d,
 		} else {
 			if (off + size > dd->need)
 				dd->need = off + size;
-			if (present(dd->e, off, size) < size)
+			if (dx_present(dd->e, off, size) < size)
 				reason = MMC_UR_TRUNCATED;
 		}
 	}
 	if (!reason)
 		return NULL;
-	err = damage_new(d, dd->bs);
+	err = dx_damage_new(d, dd->bs);
 	if (!err)
 		err = mark_pfn(*d, dd->max_pfn, pfn, reason);
 	if (reason == MMC_UR_CORRUPT) {
@@ -400,10 +317,10 @@ static struct mmc_error *dd_load(const struct dd *dd, uint8_t *buf, uint64_t i,
 	uint64_t pos = dd->descoff + i * DD_DESC_SIZE;
 
 	*chunk0 = i;
-	*navail = present(dd->e, pos, (uint64_t)DESC_CHUNK * DD_DESC_SIZE) / DD_DESC_SIZE;
+	*navail = dx_present(dd->e, pos, (uint64_t)DESC_CHUNK * DD_DESC_SIZE) / DD_DESC_SIZE;
 	if (!*navail)
 		return NULL;
-	return read_at(dd->e, buf, *navail * DD_DESC_SIZE, pos, "page descriptors");
+	return dx_read_at(dd->e, buf, *navail * DD_DESC_SIZE, pos, "page descriptors");
 }
 
 static struct mmc_error *dd_descriptors(struct dd *dd, const uint8_t *bitmap,
@@ -459,7 +376,7 @@ static void dd_notes(const struct dd *dd, struct mmc_mem *mem)
 
 	if (dd->ntrunc)
 		mmc_mem_add_note(mem, "%s: dump truncated: %s, its page descriptors and data need %llu; %llu dumped pages are not in it (the first: pfn 0x%llx): unreadable%s",
-				 dd->e->path, size_phrase(dd->e, sz, sizeof(sz)),
+				 dd->e->path, dx_size_phrase(dd->e, sz, sizeof(sz)),
 				 (unsigned long long)dd->need,
 				 (unsigned long long)dd->ntrunc,
 				 (unsigned long long)dd->first_trunc,
@@ -485,9 +402,9 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 	int64_t version, sub_blocks;
 	uint8_t *bitmap = NULL;
 
-	if (present(e, 0, DD_HEADER_SIZE) < DD_HEADER_SIZE)
-		return truncated(e, DD_HEADER_SIZE, "its disk_dump_header");
-	err = read_at(e, h, sizeof(h), 0, "disk_dump_header");
+	if (dx_present(e, 0, DD_HEADER_SIZE) < DD_HEADER_SIZE)
+		return dx_truncated(e, DD_HEADER_SIZE, "its disk_dump_header");
+	err = dx_read_at(e, h, sizeof(h), 0, "disk_dump_header");
 	if (err)
 		return err;
 	version = (int32_t)mmc_le32(h + 8);
@@ -519,7 +436,7 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 	if (version >= 1) {
 		err = dd_region(&dd, dd.bs, DD_SUB_HEADER_SIZE, "its kdump_sub_header");
 		if (!err)
-			err = read_at(e, sub, sizeof(sub), dd.bs, "kdump_sub_header");
+			err = dx_read_at(e, sub, sizeof(sub), dd.bs, "kdump_sub_header");
 		if (err)
 			return err;
 	}
@@ -536,7 +453,7 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 	if (!err && version >= 4 && mmc_le64(sub + 56))
 		err = dd_region(&dd, mmc_le64(sub + 48), mmc_le64(sub + 56), "its ELF notes");
 	if (!err && version >= 4)
-		err = check_notes(e, mmc_le64(sub + 48), mmc_le64(sub + 56),
+		err = dx_check_notes(e, mmc_le64(sub + 48), mmc_le64(sub + 56),
 				  "the kdump_sub_header's ELF notes");
 	if (err)
 		return err;
@@ -557,7 +474,7 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 	bitmap = malloc(bmsize ? bmsize : 1);
 	if (!bitmap)
 		return mmc_error_nomem();
-	err = read_at(e, bitmap, bmsize, bm2, "page bitmap");
+	err = dx_read_at(e, bitmap, bmsize, bm2, "page bitmap");
 	if (!err) {
 		uint64_t pfn, n = 0, end = dd_end(&dd, bmsize * 8);
 
@@ -580,113 +497,6 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 	free(bitmap);
 	if (!err)
 		dd_notes(&dd, mem);
-	return err;
-}
-
-/* ---- ELF ---- */
-
-static struct mmc_error *add_span(struct mmc_dump_damage *d, uint64_t start,
-				  uint64_t end, uint8_t reason)
-{
-	struct span *s = realloc(d->spans, (d->nspans + 1) * sizeof(*s));
-
-	if (!s)
-		return mmc_error_nomem();
-	d->spans = s;
-	s[d->nspans++] = (struct span){ start, end, reason };
-	return NULL;
-}
-
-static struct mmc_error *check_elf(const struct extent *e, struct mmc_mem *mem,
-				   struct mmc_dump_damage **d)
-{
-	struct mmc_error *err = NULL;
-	Elf64_Ehdr eh;
-	Elf64_Phdr *ph = NULL;
-	uint64_t phnum, i, missing = 0, need = 0, first = 0;
-	char sz[96];
-
-	if (present(e, 0, sizeof(eh)) < sizeof(eh))
-		return truncated(e, sizeof(eh), "its ELF header");
-	err = read_at(e, &eh, sizeof(eh), 0, "ELF header");
-	if (err)
-		return err;
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
-		return NULL;	/* not an x86_64 ELF: libkdumpfile's business */
-	phnum = eh.e_phnum;
-	if (phnum == PN_XNUM) {
-		Elf64_Shdr sh0;
-
-		if (present(e, eh.e_shoff, sizeof(sh0)) < sizeof(sh0))
-			return mmc_error_create(MMC_ERR_INPUT, e->path,
-						"ELF section header 0 at offset 0x%llx is past the end of the file",
-						(unsigned long long)eh.e_shoff);
-		err = read_at(e, &sh0, sizeof(sh0), eh.e_shoff, "ELF section header 0");
-		if (err)
-			return err;
-		phnum = sh0.sh_info;
-	}
-	if (eh.e_phentsize != sizeof(Elf64_Phdr) || phnum > ELF_MAX_PHDRS ||
-	    present(e, eh.e_phoff, phnum * sizeof(Elf64_Phdr)) < phnum * sizeof(Elf64_Phdr))
-		return mmc_error_create(MMC_ERR_INPUT, e->path,
-					"bad ELF program header table at offset 0x%llx (%llu entries of %u bytes, file size 0x%llx)",
-					(unsigned long long)eh.e_phoff,
-					(unsigned long long)phnum, eh.e_phentsize,
-					(unsigned long long)e->size);
-	if (!phnum)
-		return NULL;
-	ph = calloc(phnum, sizeof(*ph));
-	if (!ph)
-		return mmc_error_nomem();
-	err = read_at(e, ph, phnum * sizeof(*ph), eh.e_phoff, "ELF program headers");
-	for (i = 0; !err && i < phnum; i++) {
-		uint64_t at = eh.e_phoff + i * sizeof(*ph), have;
-
-		if (ph[i].p_type != PT_LOAD && ph[i].p_type != PT_NOTE)
-			continue;
-		if (ph[i].p_offset + ph[i].p_filesz < ph[i].p_offset) {
-			err = mmc_error_create(MMC_ERR_INPUT, e->path,
-					       "program header %llu at offset 0x%llx: file offset 0x%llx + size 0x%llx overflows",
-					       (unsigned long long)i, (unsigned long long)at,
-					       (unsigned long long)ph[i].p_offset,
-					       (unsigned long long)ph[i].p_filesz);
-			break;
-		}
-		have = present(e, ph[i].p_offset, ph[i].p_filesz);
-		if (ph[i].p_offset + ph[i].p_filesz > need)
-			need = ph[i].p_offset + ph[i].p_filesz;
-		if (have == ph[i].p_filesz) {
-			if (ph[i].p_type == PT_NOTE)
-				err = check_notes(e, ph[i].p_offset, ph[i].p_filesz,
-						  "a PT_NOTE segment's notes");
-			continue;
-		}
-		if (ph[i].p_type == PT_NOTE) {
-			err = mmc_error_create(MMC_ERR_INPUT, e->path,
-					       "dump truncated: %s, the notes of program header %llu (at offset 0x%llx) need %llu",
-					       size_phrase(e, sz, sizeof(sz)),
-					       (unsigned long long)i, (unsigned long long)at,
-					       (unsigned long long)(ph[i].p_offset + ph[i].p_filesz));
-			break;
-		}
-		/*
-		 * A PT_LOAD cut short: its data past the end is unreadable.
-		 * Segments without a physical address (p_paddr -1 in kcore
-		 * files) are read by virtual address only: nothing to mark.
-		 */
-		err = damage_new(d, 4096);	/* spans: the page size is not used */
-		if (!err && ph[i].p_paddr + ph[i].p_filesz >= ph[i].p_paddr)
-			err = add_span(*d, ph[i].p_paddr + have, ph[i].p_paddr + ph[i].p_filesz,
-				       MMC_UR_TRUNCATED);
-		if (!missing++)
-			first = ph[i].p_paddr + have;
-	}
-	free(ph);
-	if (!err && missing)
-		mmc_mem_add_note(mem, "%s: dump truncated: %s, its program headers need %llu; the data of %llu PT_LOAD segments is cut short (from physical address 0x%llx): unreadable",
-				 e->path, size_phrase(e, sz, sizeof(sz)),
-				 (unsigned long long)need, (unsigned long long)missing,
-				 (unsigned long long)first);
 	return err;
 }
 
@@ -859,13 +669,13 @@ struct mmc_error *mmc_dump_check(int *fd, const char *path, struct mmc_mem *mem,
 		close(*fd);
 		*fd = e.fd;
 	}
-	if (present(&e, 0, sizeof(magic)) < sizeof(magic) ||
+	if (dx_present(&e, 0, sizeof(magic)) < sizeof(magic) ||
 	    pread(e.fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic))
 		goto out;	/* libkdumpfile says what it is not */
 	if (!memcmp(magic, "KDUMP   ", 8) || !memcmp(magic, "DISKDUMP", 8))
 		err = check_kdump_compressed(&e, mem, damage);
 	else if (!memcmp(magic, ELFMAG, SELFMAG))
-		err = check_elf(&e, mem, damage);
+		err = dx_check_elf(&e, mem, damage);
 out:
 	free(e.cov);
 	if (err) {
