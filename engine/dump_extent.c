@@ -34,6 +34,9 @@
 #define DD_COMPRESSED		(0x1u | 0x2u | 0x4u | 0x20u)
 /* disk_dump_header.status: makedumpfile stopped before writing everything */
 #define DD_STATUS_INCOMPLETE	0x8u
+/* disk_dump_header.status: makedumpfile -e left out the struct pages
+ * (vmemmap pages) of the pages it excluded */
+#define DD_STATUS_EXCLUDED_VMEMMAP	0x10u
 #define DESC_CHUNK		4096	/* descriptors read at once */
 
 #define FLAT_HEADER_SIZE	4096	/* MAX_SIZE_MDF_HEADER */
@@ -194,7 +197,7 @@ struct dd {
 	uint32_t bs;
 	uint64_t max_pfn, start_pfn, end_pfn;
 	uint64_t descoff, ndesc, data_start;
-	bool incomplete;
+	bool incomplete, excluded_vmemmap;
 	/* findings */
 	uint64_t ntrunc, ncorrupt, need;
 	uint64_t first_trunc, first_corrupt, first_corrupt_pos;
@@ -374,13 +377,21 @@ static void dd_notes(const struct dd *dd, struct mmc_mem *mem)
 {
 	char sz[96];
 
-	if (dd->ntrunc)
-		mmc_mem_add_note(mem, "%s: dump truncated: %s, its page descriptors and data need %llu; %llu dumped pages are not in it (the first: pfn 0x%llx): unreadable%s",
+	if (dd->incomplete)
+		mmc_mem_add_note(mem, "%s: makedumpfile marked this dump incomplete (header status DUMP_DH_COMPRESSED_INCOMPLETE: it could not write all of it, e.g. its disk filled up): %llu of its %llu dumped pages are not in it (%s%llx): unreadable; make the dump again where it has room",
+				 dd->e->path, (unsigned long long)dd->ntrunc,
+				 (unsigned long long)dd->ndesc,
+				 dd->ntrunc ? "the first: pfn 0x" : "none: ",
+				 (unsigned long long)(dd->ntrunc ? dd->first_trunc : 0));
+	else if (dd->ntrunc)
+		mmc_mem_add_note(mem, "%s: dump truncated: %s, its page descriptors and data need %llu; %llu dumped pages are not in it (the first: pfn 0x%llx): unreadable",
 				 dd->e->path, dx_size_phrase(dd->e, sz, sizeof(sz)),
 				 (unsigned long long)dd->need,
 				 (unsigned long long)dd->ntrunc,
-				 (unsigned long long)dd->first_trunc,
-				 dd->incomplete ? " (makedumpfile marked the dump incomplete)" : "");
+				 (unsigned long long)dd->first_trunc);
+	if (dd->excluded_vmemmap)
+		mmc_mem_add_note(mem, "%s: made with makedumpfile -e (header status DUMP_DH_EXCLUDED_VMEMMAP): the struct pages of the pages it excluded are not in the dump and are unreadable; make the dump without -e to check every struct page",
+				 dd->e->path);
 	if (dd->ncorrupt)
 		mmc_mem_add_note(mem, "%s: %llu page descriptors make no sense (the first: pfn 0x%llx, descriptor at file offset %llu: data offset %llu, size %llu, flags 0x%llx): those pages are unreadable",
 				 dd->e->path, (unsigned long long)dd->ncorrupt,
@@ -413,6 +424,7 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 	bitmap_blocks = mmc_le32(h + 436);
 	dd.max_pfn = mmc_le32(h + 440);
 	dd.incomplete = mmc_le32(h + 424) & DD_STATUS_INCOMPLETE;
+	dd.excluded_vmemmap = mmc_le32(h + 424) & DD_STATUS_EXCLUDED_VMEMMAP;
 	if (dd.bs < DD_MIN_BLOCK || dd.bs > DD_MAX_BLOCK || (dd.bs & (dd.bs - 1)))
 		return mmc_error_create(MMC_ERR_INPUT, e->path,
 					"disk_dump_header at offset 428: block_size %u is not a power of two from %u to %u",
@@ -448,6 +460,16 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 	}
 	if (version >= 6)
 		dd.max_pfn = mmc_le64(sub + 96);
+	if (version >= 2 && mmc_le32(sub + 12))
+		/*
+		 * One part of makedumpfile --split: read alone, every page of
+		 * the other parts would be absent, the kernel's own page
+		 * tables too, and nothing would say why.
+		 */
+		return mmc_error_create(MMC_ERR_INPUT, e->path,
+					"one part of a dump split by makedumpfile --split (kdump_sub_header split %u: this part holds pfns 0x%llx-0x%llx of 0x%llx): memmapcheck reads a whole dump; join every part first: makedumpfile --reassemble PART1 PART2 ... DUMPFILE",
+					mmc_le32(sub + 12), (unsigned long long)dd.start_pfn,
+					(unsigned long long)dd.end_pfn, (unsigned long long)dd.max_pfn);
 	if (version == 3)
 		err = dd_region(&dd, mmc_le64(sub + 32), mmc_le64(sub + 40), "its VMCOREINFO");
 	if (!err && version >= 4 && mmc_le64(sub + 56))
@@ -460,7 +482,14 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 	/* the bitmaps (libkdumpfile's read_bitmap(): the second half when both fit) */
 	off = (1 + (uint64_t)sub_blocks) * dd.bs;
 	dd.descoff = off + bitmap_blocks * dd.bs;
-	err = dd_region(&dd, off, bitmap_blocks * dd.bs, "its page bitmaps");
+	/*
+	 * A flattened dump need not hold every byte of its bitmaps:
+	 * makedumpfile -F leaves out blocks it never wrote, which
+	 * makedumpfile -R leaves as holes (zeros: no page), and so does the
+	 * reassembled copy here.  Only their end must be there.
+	 */
+	if (!e->flattened || e->size < off + bitmap_blocks * dd.bs)
+		err = dd_region(&dd, off, bitmap_blocks * dd.bs, "its page bitmaps");
 	if (err)
 		return err;
 	bmsize = bitmap_blocks * dd.bs;
