@@ -98,7 +98,9 @@ static void warn_image(const char *dump, const struct mmc_snapshot *s)
 
 	for (i = 0; i < n; i++)
 		fprintf(stderr, "memmapcheck: warning: %s\n", mmc_snapshot_note(s, i));
-	if (problem) {
+	if (problem && !strncmp(problem, MMC_IDENTITY_UNCHECKED, strlen(MMC_IDENTITY_UNCHECKED))) {
+		fprintf(stderr, "memmapcheck: %s: %s: the image cannot be complete\n", dump, problem);
+	} else if (problem) {
 		fprintf(stderr, "memmapcheck: %s: ", dump);
 		if (mmc_snapshot_discovery_address(s, &addr))
 			fprintf(stderr, "0x%llx: ", (unsigned long long)addr);

@@ -141,6 +141,44 @@ class KDump:
         return out
 
 
+def with_vmcoreinfo(src, dst, edits):
+    """A copy of the kdump-compressed dump src whose VMCOREINFO note has
+    edits applied ({KEY: new value, or None to drop the line}); the notes
+    are rewritten in place (the room before the bitmaps takes the growth)
+    and size_note follows.  Returns the new VMCOREINFO text."""
+    d = KDump(src)
+    n = d.data[d.note_off:d.note_off + d.note_size]
+    out, i, text = b'', 0, None
+    while i + 12 <= len(n):
+        nsz, dsz, typ = struct.unpack_from('<III', n, i)
+        name = n[i + 12:i + 12 + ((nsz + 3) & ~3)]
+        j = i + 12 + ((nsz + 3) & ~3)
+        desc = n[j:j + dsz]
+        if name.rstrip(b'\0') == b'VMCOREINFO':
+            lines = desc.split(b'\0')[0].decode().splitlines()
+            keys = [ln.split('=', 1)[0] for ln in lines]
+            for k, v in edits.items():
+                if k not in keys:
+                    raise ValueError('%s: no %s in VMCOREINFO' % (src, k))
+            lines = [ln if ln.split('=', 1)[0] not in edits else
+                     (None if edits[ln.split('=', 1)[0]] is None else
+                      '%s=%s' % (ln.split('=', 1)[0], edits[ln.split('=', 1)[0]]))
+                     for ln in lines]
+            text = ''.join(ln + '\n' for ln in lines if ln is not None)
+            desc = text.encode()
+            dsz = len(desc)
+        out += struct.pack('<III', nsz, dsz, typ) + name + desc + b'\0' * ((-dsz) % 4)
+        i = j + ((dsz_old := struct.unpack_from('<I', n, i + 4)[0]) + 3 & ~3)
+    if text is None or d.note_off + len(out) > d.bitmap_off:
+        raise ValueError('%s: VMCOREINFO note not found, or no room for it' % src)
+    b = bytearray(d.data)
+    b[d.note_off:d.note_off + len(out)] = out
+    struct.pack_into('<Q', b, d.sub_off + 56, len(out))
+    with open(dst, 'wb') as f:
+        f.write(b)
+    return text
+
+
 def read_layout(path):
     members, sizes, syms = {}, {}, {}
     for line in open(path):
