@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mmc_error.h"
 #include "report.h"
@@ -35,6 +36,8 @@ struct opts {
 	const char *map;	/* --map DIR: the difference map (diff, compare) */
 	const char *check;	/* layout --check */
 	long range;		/* -r, -1: all */
+	uint64_t pfn;		/* show --pfn */
+	bool have_pfn;
 	size_t max_pages;	/* -n */
 	bool all_pages;		/* --all-pages */
 	size_t max_groups;	/* --max-groups: pfn groups listed (diff, lint) */

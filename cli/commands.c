@@ -298,12 +298,24 @@ static struct mmc_error *check_outputs(const char *const *outs, size_t nouts,
 	size_t i, j;
 
 	for (i = 0; i < nouts; i++) {
+		struct stat so, st;
+
 		if (!outs[i])
 			continue;
 		err = mmc_outfile_check(outs[i], (const char *const *)inputs,
 					(size_t)ninputs);
 		if (err)
 			return err;
+		/*
+		 * The file standard output goes to: the output would replace
+		 * it (a new inode) while the verdict goes on into the old,
+		 * unlinked one, and nobody reads either.
+		 */
+		if (strcmp(outs[i], "-") && fstat(STDOUT_FILENO, &so) == 0 &&
+		    S_ISREG(so.st_mode) && stat(outs[i], &st) == 0 &&
+		    so.st_dev == st.st_dev && so.st_ino == st.st_ino)
+			return mmc_error_create(MMC_ERR_USAGE, outs[i],
+						"is the file standard output goes to: not overwritten (give another file, or '-' for standard output)");
 		for (j = 0; j < i; j++) {
 			struct stat a, b;
 
@@ -418,6 +430,51 @@ void cli_signals_init(void)
 		    !(old.sa_flags & SA_SIGINFO))
 			sigaction(sig, &sa, NULL);
 	}
+}
+
+/*
+ * --map DIR, checked before anything is read or printed: an existing
+ * directory, or a name whose parent directory exists, writable.  A map
+ * that fails after the verdict was printed is output not written (exit 3),
+ * never a usage error after the fact.
+ */
+static struct mmc_error *check_map_dir(const char *dir)
+{
+	struct stat st;
+	char *parent, *slash;
+	int ok;
+
+	if (!dir)
+		return NULL;
+	if (!*dir)
+		return mmc_error_create(MMC_ERR_USAGE, NULL, "--map: empty directory name");
+	if (stat(dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			return mmc_error_create(MMC_ERR_USAGE, dir, "--map: not a directory");
+		if (access(dir, W_OK | X_OK) != 0)
+			return mmc_error_os(errno, dir, "--map: the directory is not writable");
+		return NULL;
+	}
+	if (errno != ENOENT)
+		return mmc_error_os(errno, dir, "--map: stat");
+	parent = strdup(dir);
+	if (!parent)
+		return mmc_error_nomem();
+	while ((slash = strrchr(parent, '/')) && slash[1] == '\0' && slash != parent)
+		*slash = '\0';		/* trailing slashes */
+	slash = strrchr(parent, '/');
+	if (!slash)
+		strcpy(parent, ".");
+	else if (slash == parent)
+		parent[1] = '\0';
+	else
+		*slash = '\0';
+	ok = stat(parent, &st) == 0 && S_ISDIR(st.st_mode) && access(parent, W_OK | X_OK) == 0;
+	free(parent);
+	if (!ok)
+		return mmc_error_create(MMC_ERR_USAGE, dir,
+					"--map: cannot be made: its parent is not a writable directory");
+	return NULL;
 }
 
 /* Render into a checked output file (or standard output for "-"). */
@@ -544,7 +601,10 @@ static int run_diff(const struct opts *o, struct mmc_snapshot *a,
 		if (!err)
 			err = mmc_report_svg(o->map, a, b, res, NULL);
 		mmc_diff_result_destroy(res);
+		/* after the verdict: the map is output not written (3) */
 		r = err ? output_fail(err) : 0;
+		if (r)
+			r = EXIT_INTERNAL;
 		if (!wrc)
 			wrc = r;
 	}
@@ -562,6 +622,8 @@ int cmd_diff(const struct opts *o, int argc, char **argv)
 		return cli_usage_error(o->cmd, "two IMAGEs needed (snapshot files or KERNEL DUMP pairs), %d given",
 				       argc);
 	err = check_outputs(outs, 1, argv, argc);
+	if (!err)
+		err = check_map_dir(o->map);
 	if (!err)
 		err = load_image(o, argv, argc, &used, &a);
 	if (!err && used == argc)
@@ -589,6 +651,8 @@ int cmd_compare(const struct opts *o, int argc, char **argv)
 		return cli_usage_error(o->cmd, "BASE_KERNEL BASE_DUMP NEW_KERNEL NEW_DUMP: %d of 4 given",
 				       argc);
 	err = check_outputs(outs, 3, argv, argc);
+	if (!err)
+		err = check_map_dir(o->map);
 	for (rc = 0; !err && rc < 4; rc++)
 		err = readable(argv[rc]);
 	if (!err)
@@ -832,7 +896,16 @@ int cmd_show(const struct opts *o, int argc, char **argv)
 		mmc_snapshot_destroy(s);
 		return rc;
 	}
-	mmc_report_show(stdout, s, o->range, o->format);
+	if (o->have_pfn) {
+		if (!mmc_report_show_pfn(stdout, s, o->pfn, o->format)) {
+			rc = cli_usage_error(o->cmd, "pfn 0x%llx is in no range of this image (memmapcheck ranges lists them)",
+					     (unsigned long long)o->pfn);
+			mmc_snapshot_destroy(s);
+			return rc;
+		}
+	} else {
+		mmc_report_show(stdout, s, o->range, o->format);
+	}
 	rc = stdout_ok();
 	if (!rc && !image_complete(s))
 		rc = EXIT_INCOMPLETE;

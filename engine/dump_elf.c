@@ -336,9 +336,10 @@ struct mmc_error *dx_check_elf(const struct extent *e, struct mmc_mem *mem,
 
 		if (ph[i].p_type != PT_LOAD && ph[i].p_type != PT_NOTE)
 			continue;
-		if (ph[i].p_offset + ph[i].p_filesz < ph[i].p_offset) {
+		if (ph[i].p_offset + ph[i].p_filesz < ph[i].p_offset ||
+		    ph[i].p_offset + ph[i].p_filesz > DX_MAX_FILE) {
 			err = mmc_error_create(MMC_ERR_INPUT, e->path,
-					       "program header %llu at offset 0x%llx: file offset 0x%llx + size 0x%llx overflows",
+					       "program header %llu at offset 0x%llx: file offset 0x%llx + size 0x%llx lies beyond any file",
 					       (unsigned long long)i, (unsigned long long)at,
 					       (unsigned long long)ph[i].p_offset,
 					       (unsigned long long)ph[i].p_filesz);

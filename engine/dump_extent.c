@@ -207,7 +207,12 @@ struct dd {
 static struct mmc_error *dd_region(const struct dd *dd, uint64_t off, uint64_t size,
 				   const char *what)
 {
-	if (off + size < off || dx_present(dd->e, off, size) < size) {
+	if (off + size < off || off + size > DX_MAX_FILE)
+		/* not a truncated file: no file is that large */
+		return mmc_error_create(MMC_ERR_INPUT, dd->e->path,
+					"%s: offset 0x%llx + size 0x%llx lies beyond any file: the header is damaged",
+					what, (unsigned long long)off, (unsigned long long)size);
+	if (dx_present(dd->e, off, size) < size) {
 		char w[96];
 
 		snprintf(w, sizeof(w), "%s at offset %llu (%llu bytes)", what,
@@ -231,7 +236,7 @@ static inline uint64_t dd_desc_bad(const struct dd *dd, uint64_t off, uint64_t s
 
 	return (flags & ~comp) | (comp & (comp - 1)) |
 	       (comp ? size - 1 >= dd->bs : size != dd->bs) |
-	       (off < dd->data_start) | (off + size < off);
+	       (off < dd->data_start) | (off > DX_MAX_FILE);
 }
 
 /* One descriptor: nothing, or the pfn is marked. */
@@ -393,7 +398,7 @@ static void dd_notes(const struct dd *dd, struct mmc_mem *mem)
 		mmc_mem_add_note(mem, "%s: made with makedumpfile -e (header status DUMP_DH_EXCLUDED_VMEMMAP): the struct pages of the pages it excluded are not in the dump and are unreadable; make the dump without -e to check every struct page",
 				 dd->e->path);
 	if (dd->ncorrupt)
-		mmc_mem_add_note(mem, "%s: %llu page descriptors make no sense (the first: pfn 0x%llx, descriptor at file offset %llu: data offset %llu, size %llu, flags 0x%llx): those pages are unreadable",
+		mmc_mem_add_note(mem, "%s: %llu page descriptors make no sense (the first: pfn 0x%llx, descriptor at file offset %llu: data offset 0x%llx, size %llu, flags 0x%llx): those pages are unreadable",
 				 dd->e->path, (unsigned long long)dd->ncorrupt,
 				 (unsigned long long)dd->first_corrupt,
 				 (unsigned long long)dd->first_corrupt_pos,

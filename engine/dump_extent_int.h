@@ -38,6 +38,13 @@ struct mmc_dump_damage {
 	size_t nspans;
 };
 
+/*
+ * No file is larger (2^62 bytes): an offset or an end past it is damage
+ * of the field that holds it, not a file cut short, and is never printed
+ * as what a file would "need".
+ */
+#define DX_MAX_FILE	(1ULL << 62)
+
 /* Bytes of the dump present from off, at most len. */
 uint64_t dx_present(const struct extent *e, uint64_t off, uint64_t len);
 struct mmc_error *dx_read_at(const struct extent *e, void *buf, size_t len,
