@@ -271,8 +271,17 @@ static struct mmc_error *load_image(const struct opts *o, char **argv, int argc,
 	if (err)
 		return err;
 	if (is_snapshot_file(argv[0])) {
+		const char *problem;
+
 		*used = 1;
-		return mmc_snapshot_load(argv[0], snap);
+		err = mmc_snapshot_load(argv[0], snap);
+		problem = err ? NULL : mmc_snapshot_discovery_problem(*snap);
+		if (problem && !strncmp(problem, MMC_IDENTITY_UNCHECKED,
+					strlen(MMC_IDENTITY_UNCHECKED)))
+			/* said by the walk that made it; said again for its reader */
+			fprintf(stderr, "memmapcheck: %s: %s: the image cannot be complete\n",
+				argv[0], problem);
+		return err;
 	}
 	if (argc < 2) {
 		if (!o->live)
