@@ -13,7 +13,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 B=${1:?usage: run.sh FUZZ_BUILD_DIR SECONDS [TARGET...]}
 secs=${2:?seconds}
 shift 2
-targets=${*:-snapshot layout decode walk dump patterns}
+targets=${*:-snapshot layout decode walk dump patterns open}
 seeds=$B/seeds
 # (seeds made before fuzz_patterns existed lack its directory)
 if [ ! -d "$seeds/patterns" ]; then
@@ -28,7 +28,7 @@ if [ ! -d "$seeds/patterns" ]; then
 	python3 "$top/fuzz/mkseeds.py" "$seeds" "${args[@]}" || exit 1
 fi
 declare -A maxlen=([snapshot]=65536 [layout]=16384 [decode]=4096 [walk]=1024 [dump]=400000
-	[patterns]=65536)
+	[patterns]=65536 [open]=400000)
 printf '%-10s %12s %10s %8s %s\n' TARGET EXECS EXECS/S CRASHES CORPUS
 status=0
 for t in $targets; do
