@@ -136,6 +136,42 @@ def class2(dump, snap, work):
             os.unlink(os.path.join(work, n))
 
 
+def class3_kdump(dump, work):
+    """kdump-compressed: a page's data overlapping other pages' data (not
+    the same block) is unreadable, all of them; the same block twice reads
+    (one page's data, as the shared zero page is)."""
+    d = damage.KDump(dump)
+    o = damage.Oracle(d, LAYOUT)
+    f = sorted(o.struct)[5]
+    i = d.index[f]
+    off_next, size_next = d.desc[i + 1][0], d.desc[i + 1][1]
+    b = bytearray(d.data)
+    struct.pack_into("<Q", b, d.desc_pos(f), off_next + 8)
+    path = os.path.join(work, "overlap.kdump")
+    open(path, "wb").write(b)
+    lo, hi = off_next + 8, off_next + 8 + d.desc[i][1]
+    # the pages whose data [off, off + size) meets f's new data, f too
+    want = {f} | {p for p, (off, size, _fl, _pf) in zip(d.pfns, d.desc)
+                  if p != f and off < hi and off + size > lo}
+    snap = os.path.join(work, "overlap.snap")
+    rc, _o, err = run(["snapshot", "-o", snap, LAYOUT, path])
+    _r, out, _e = run(["show", "--json", snap])
+    unread = set()
+    try:
+        for r in json.loads(out)["ranges"]:
+            for x in r["runs"]:
+                if x["state"] == "unreadable":
+                    unread.update(range(x["first_pfn"], x["last_pfn"] + 1))
+    except ValueError:
+        pass
+    want_pfns = set()
+    for fr in want:
+        want_pfns |= set(o.struct.get(fr, ()))
+    tap(rc == 4 and unread == want_pfns and "overlaps another page's" in err,
+        "[proof] class 3 (kdump): pfn 0x%x's data moved 8 bytes into pfn 0x%x's: frames %s unreadable (%d struct pages, from the descriptors), said (exit %s)"
+        % (f, d.pfns[i + 1], sorted(hex(x) for x in want), len(want_pfns), rc), err)
+
+
 def class4_5(dump, work):
     full = os.path.join(work, "full.snap")
     for name, edits, key in (
@@ -227,6 +263,7 @@ def main():
         tap(rc == 0, "[guard] 6.12-base-b1: snapshot exit %s" % rc, err)
         class1(dump, work)
         class2(dump, snap, work)
+        class3_kdump(dump, work)
         class4_5(dump, work)
         class6_7(snap, work)
     finally:
