@@ -282,7 +282,9 @@ static struct mmc_error *mem_kdump_reader(void *priv, void **out)
 		free(kd);
 		return mmc_error_nomem();
 	}
-	st = kdump_open_fd(kd->ctx, kd->fd);
+	st = kdump_set_number_attr(kd->ctx, "cache.size", KDUMP_CACHE_PAGES);
+	if (st == KDUMP_OK)
+		st = kdump_open_fd(kd->ctx, kd->fd);
 	if (st != KDUMP_OK) {
 		err = kdump_fail(kd->ctx, kd->path, "kdump_open_fd (second reader)", st);
 		kd->open_failed = true;
@@ -384,6 +386,11 @@ static struct mmc_error *kdump_setup(struct mem_kdump *kd, struct mmc_mem *mem)
 	err = mmc_dump_check(&kd->fd, kd->path, mem, &kd->damage);
 	if (err)
 		return err;
+	/* before the open too: a context whose open fails is abandoned
+	 * (kdump_ctx_release()), and the default cache is 4 MiB of it */
+	st = kdump_set_number_attr(kd->ctx, "cache.size", KDUMP_CACHE_PAGES);
+	if (st != KDUMP_OK)
+		return kdump_fail(kd->ctx, kd->path, "kdump_set_number_attr(cache.size)", st);
 	st = kdump_open_fd(kd->ctx, kd->fd);
 	if (st != KDUMP_OK) {
 		kd->open_failed = true;
