@@ -690,10 +690,13 @@ int cmd_compare(const struct opts *o, int argc, char **argv)
  * of blocking on, and a second one ends the process at once.
  */
 static volatile sig_atomic_t stop_signal;
+/* the walk checks stop_signal between windows; before it runs (opening
+ * and checking the dump: seconds to minutes on a large one) nothing does */
+static volatile sig_atomic_t walk_started;
 
 static void note_signal(int sig)
 {
-	if (stop_signal)
+	if (stop_signal || !walk_started)
 		cli_fatal_signal(sig);
 	stop_signal = sig;
 }
@@ -735,6 +738,7 @@ static struct mmc_error *stream_to(void *arg, struct mmc_snapshot *snap)
 {
 	struct mmc_outfile *of = arg;
 
+	walk_started = 1;
 	return mmc_snapshot_stream_open(snap, mmc_outfile_stream(of), mmc_outfile_name(of));
 }
 
