@@ -62,7 +62,7 @@ $(B)/tests/%: tests/unit/%.c $(LIB) $(wildcard tests/unit/*.h)
 
 # The fuzz targets, built without libFuzzer (fuzz/standalone.c): run on
 # seeds and crash reproducers by tests/fuzz.t.
-FUZZ_TARGETS := snapshot layout decode walk dump patterns
+FUZZ_TARGETS := snapshot layout decode walk dump patterns open
 FUZZ_REGRESS := $(patsubst %,$(B)/tests/fuzz_%,$(FUZZ_TARGETS))
 
 unit: $(UNIT_BIN) $(B)/tests/mksynth $(FUZZ_REGRESS)
@@ -90,8 +90,11 @@ check:
 # commands, good and bad (about 3 minutes with crash 8.0.2 on 6.1-stock-b1).
 CRASH_VALGRIND_CMDS ?= 2000
 
+# valgrind memcheck (tests/valgrind.supp) also runs the damage matrix's cheap
+# cases and the fuzz reproducers here; make fuzz runs all of them under it.
 check-normal: all unit
-	MMC_BUILD=$(abspath $(B)) MMC_CRASH_VALGRIND=1 MMC_CRASH_VALGRIND_CMDS=$(CRASH_VALGRIND_CMDS) prove -v --timer $(UNIT_BIN) tests/*.t
+	MMC_BUILD=$(abspath $(B)) MMC_CRASH_VALGRIND=1 MMC_CRASH_VALGRIND_CMDS=$(CRASH_VALGRIND_CMDS) \
+	MMC_DAMAGE_VALGRIND=cheap MMC_FUZZ_VALGRIND=cheap prove -v --timer $(UNIT_BIN) tests/*.t
 
 # The crash extension is built for crash, not sanitized: its tests run once.
 # The benchmark measures the normal build, which check-normal ran it on.
@@ -125,8 +128,13 @@ $(FUZZ_B)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_ENGINE_OBJ) $(wildcard tests/unit/*.h fuz
 
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_BIN)
-fuzz: fuzz-build
+# then every input of the regression builds and every damage case under
+# valgrind memcheck, the corpus libFuzzer grew too (fuzz/valgrind.sh)
+fuzz: fuzz-build lib unit
 	FUZZ_RUNS=$(FUZZ_RUNS) fuzz/run.sh $(abspath $(FUZZ_B)) $(FUZZ_SECONDS)
+	fuzz/valgrind.sh $(abspath $(B)) $(abspath $(FUZZ_B))
+	MMC_BUILD=$(abspath $(B)) MMC_DAMAGE_VALGRIND=all MMC_DAMAGE_TIMEOUT=14400 \
+	MMC_FUZZ_VALGRIND=all prove -v --timer tests/damage.t tests/fuzz.t
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mmc_error.h"
 #include "report.h"
@@ -37,6 +38,8 @@ struct opts {
 	const char *map;	/* --map DIR: the difference map (diff, compare) */
 	const char *check;	/* layout --check */
 	long range;		/* -r, -1: all */
+	uint64_t pfn;		/* show --pfn */
+	bool have_pfn;
 	size_t max_pages;	/* -n */
 	bool all_pages;		/* --all-pages */
 	size_t max_groups;	/* --max-groups: pfn groups listed (diff, lint) */
@@ -56,6 +59,12 @@ int cmd_diff(const struct opts *o, int argc, char **argv);
 int cmd_compare(const struct opts *o, int argc, char **argv);
 int cmd_snapshot(const struct opts *o, int argc, char **argv);
 int cmd_layout(const struct opts *o, int argc, char **argv);
+
+/* Catch every signal that ends the process (except those ignored) so that
+ * the temporary output files of this run are removed first. */
+void cli_signals_init(void);
+/* Remove them and die of sig; async-signal-safe. */
+void cli_fatal_signal(int sig);
 
 /* Writing to standard output failed and was reported already. */
 bool cli_stdout_lost(void);

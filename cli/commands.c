@@ -99,7 +99,9 @@ static void warn_image(const char *dump, const struct mmc_snapshot *s)
 
 	for (i = 0; i < n; i++)
 		fprintf(stderr, "memmapcheck: warning: %s\n", mmc_snapshot_note(s, i));
-	if (problem) {
+	if (problem && !strncmp(problem, MMC_IDENTITY_UNCHECKED, strlen(MMC_IDENTITY_UNCHECKED))) {
+		fprintf(stderr, "memmapcheck: %s: %s: the image cannot be complete\n", dump, problem);
+	} else if (problem) {
 		fprintf(stderr, "memmapcheck: %s: ", dump);
 		if (mmc_snapshot_discovery_address(s, &addr))
 			fprintf(stderr, "0x%llx: ", (unsigned long long)addr);
@@ -221,14 +223,17 @@ static struct mmc_error *take_snapshot_pair(const struct opts *o, char **argv,
 static bool is_snapshot_file(const char *path)
 {
 	char magic[8] = { 0 };
-	FILE *f = fopen(path, "rb");
-	bool yes = false;
+	struct mmc_error *err;
+	bool yes;
+	int fd;
 
-	if (!f)
+	err = mmc_infile_open(path, &fd);
+	if (err) {
+		mmc_error_destroy(err);	/* the open that follows says why */
 		return false;
-	if (fread(magic, 1, 7, f) == 7)
-		yes = memcmp(magic, MMC_SNAPSHOT_MAGIC, 7) == 0;
-	fclose(f);
+	}
+	yes = pread(fd, magic, 7, 0) == 7 && !memcmp(magic, MMC_SNAPSHOT_MAGIC, 7);
+	close(fd);
 	return yes;
 }
 
@@ -244,6 +249,9 @@ static struct mmc_error *readable(const char *path)
 	}
 	if (S_ISDIR(st.st_mode))
 		return mmc_error_create(MMC_ERR_USAGE, path, "is a directory");
+	/* a FIFO would block the open (and a read) until a writer came */
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		return mmc_infile_check(path);
 	if (access(path, R_OK) != 0)
 		return mmc_error_os(errno, path, "open");
 	return NULL;
@@ -264,8 +272,17 @@ static struct mmc_error *load_image(const struct opts *o, char **argv, int argc,
 	if (err)
 		return err;
 	if (is_snapshot_file(argv[0])) {
+		const char *problem;
+
 		*used = 1;
-		return mmc_snapshot_load(argv[0], snap);
+		err = mmc_snapshot_load(argv[0], snap);
+		problem = err ? NULL : mmc_snapshot_discovery_problem(*snap);
+		if (problem && !strncmp(problem, MMC_IDENTITY_UNCHECKED,
+					strlen(MMC_IDENTITY_UNCHECKED)))
+			/* said by the walk that made it; said again for its reader */
+			fprintf(stderr, "memmapcheck: %s: %s: the image cannot be complete\n",
+				argv[0], problem);
+		return err;
 	}
 	if (argc < 2) {
 		if (!o->live)
@@ -291,12 +308,24 @@ static struct mmc_error *check_outputs(const char *const *outs, size_t nouts,
 	size_t i, j;
 
 	for (i = 0; i < nouts; i++) {
+		struct stat so, st;
+
 		if (!outs[i])
 			continue;
 		err = mmc_outfile_check(outs[i], (const char *const *)inputs,
 					(size_t)ninputs);
 		if (err)
 			return err;
+		/*
+		 * The file standard output goes to: the output would replace
+		 * it (a new inode) while the verdict goes on into the old,
+		 * unlinked one, and nobody reads either.
+		 */
+		if (strcmp(outs[i], "-") && fstat(STDOUT_FILENO, &so) == 0 &&
+		    S_ISREG(so.st_mode) && stat(outs[i], &st) == 0 &&
+		    so.st_dev == st.st_dev && so.st_ino == st.st_ino)
+			return mmc_error_create(MMC_ERR_USAGE, outs[i],
+						"is the file standard output goes to: not overwritten (give another file, or '-' for standard output)");
 		for (j = 0; j < i; j++) {
 			struct stat a, b;
 
@@ -329,6 +358,151 @@ static struct mmc_error *check_claims_input(const struct opts *o, const char *co
 	return NULL;
 }
 
+/*
+ * Temporary output files (mmc_outfile_tmp_path()) to remove when a signal
+ * ends the process: every signal whose default action does, except
+ * SIGKILL and SIGSTOP, which cannot be caught.  Set before the file can
+ * exist and cleared after it was renamed or removed, so the handler only
+ * ever unlinks a temporary name of this run.
+ */
+#define MAX_TMP 4
+static char live_tmp[MAX_TMP][4096];
+static volatile sig_atomic_t live_set[MAX_TMP];
+
+/* Track of's temporary file (a copy of its name); the slot, or -1. */
+static int tmp_track(const struct mmc_outfile *of)
+{
+	const char *t = mmc_outfile_tmp_path(of);
+	int i;
+
+	for (i = 0; t && strlen(t) < sizeof(live_tmp[0]) && i < MAX_TMP; i++)
+		if (!live_set[i]) {
+			strcpy(live_tmp[i], t);
+			live_set[i] = 1;
+			return i;
+		}
+	return -1;
+}
+
+/*
+ * mmc_outfile_open() with the temporary file tracked from the moment it
+ * exists: signals are held while it is made and its name recorded.
+ */
+static struct mmc_error *outfile_open_tracked(const char *path, const char *const *inputs,
+					      size_t ninputs, struct mmc_outfile **of,
+					      int *slot)
+{
+	sigset_t all, old;
+	struct mmc_error *err;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	err = mmc_outfile_open(path, inputs, ninputs, of);
+	*slot = err ? -1 : tmp_track(*of);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
+/* After the file was renamed into place or removed. */
+static void tmp_forget(int slot)
+{
+	if (slot >= 0)
+		live_set[slot] = 0;
+}
+
+/* Remove the temporary files and die of sig (async-signal-safe). */
+void cli_fatal_signal(int sig)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_TMP; i++)
+		if (live_set[i])
+			unlink(live_tmp[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void fatal_handler(int sig)
+{
+	cli_fatal_signal(sig);
+}
+
+void cli_signals_init(void)
+{
+	/* the signals whose default action ends the process (signal(7)) */
+	static const int ends[] = {
+		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1,
+		SIGUSR2, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGPOLL, SIGSYS,
+		SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGSTKFLT, SIGPWR,
+	};
+	struct sigaction sa = { .sa_handler = fatal_handler, .sa_flags = SA_NODEFER };
+	size_t i;
+	int sig;
+
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		struct sigaction old;
+
+		/* ignored ones (nohup) stay so; a sanitizer's own handler too */
+		if (sigaction(ends[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+		    (old.sa_flags & SA_SIGINFO))
+			continue;
+		sigaction(ends[i], &sa, NULL);
+	}
+	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
+		struct sigaction old;
+
+		if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
+		    !(old.sa_flags & SA_SIGINFO))
+			sigaction(sig, &sa, NULL);
+	}
+}
+
+/*
+ * --map DIR, checked before anything is read or printed: an existing
+ * directory, or a name whose parent directory exists, writable.  A map
+ * that fails after the verdict was printed is output not written (exit 3),
+ * never a usage error after the fact.
+ */
+static struct mmc_error *check_map_dir(const char *dir)
+{
+	struct stat st;
+	char *parent, *slash;
+	int ok;
+
+	if (!dir)
+		return NULL;
+	if (!*dir)
+		return mmc_error_create(MMC_ERR_USAGE, NULL, "--map: empty directory name");
+	if (stat(dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			return mmc_error_create(MMC_ERR_USAGE, dir, "--map: not a directory");
+		if (access(dir, W_OK | X_OK) != 0)
+			return mmc_error_os(errno, dir, "--map: the directory is not writable");
+		return NULL;
+	}
+	if (errno != ENOENT)
+		return mmc_error_os(errno, dir, "--map: stat");
+	parent = strdup(dir);
+	if (!parent)
+		return mmc_error_nomem();
+	while ((slash = strrchr(parent, '/')) && slash[1] == '\0' && slash != parent)
+		*slash = '\0';		/* trailing slashes */
+	slash = strrchr(parent, '/');
+	if (!slash)
+		strcpy(parent, ".");
+	else if (slash == parent)
+		parent[1] = '\0';
+	else
+		*slash = '\0';
+	ok = stat(parent, &st) == 0 && S_ISDIR(st.st_mode) && access(parent, W_OK | X_OK) == 0;
+	free(parent);
+	if (!ok)
+		return mmc_error_create(MMC_ERR_USAGE, dir,
+					"--map: cannot be made: its parent is not a writable directory");
+	return NULL;
+}
+
 /* Render into a checked output file (or standard output for "-"). */
 static int write_output(const char *path, char **inputs, int ninputs,
 			struct mmc_error *(*render)(FILE *, const void *, enum mmc_format),
@@ -336,16 +510,20 @@ static int write_output(const char *path, char **inputs, int ninputs,
 {
 	struct mmc_outfile *of;
 	struct mmc_error *err;
+	int slot;
 
-	err = mmc_outfile_open(path, (const char *const *)inputs, (size_t)ninputs, &of);
+	err = outfile_open_tracked(path, (const char *const *)inputs, (size_t)ninputs,
+				   &of, &slot);
 	if (err)
 		return output_fail(err);
 	err = render(mmc_outfile_stream(of), arg, fmt);
 	if (err) {
 		mmc_outfile_abort(of);
+		tmp_forget(slot);
 		return output_fail(err);
 	}
 	err = mmc_outfile_commit(of);
+	tmp_forget(slot);
 	return err ? output_fail(err) : 0;
 }
 
@@ -464,7 +642,10 @@ static int run_diff(const struct opts *o, struct mmc_snapshot *a,
 		if (!err)
 			err = mmc_report_svg(o->map, a, b, res, NULL);
 		mmc_diff_result_destroy(res);
+		/* after the verdict: the map is output not written (3) */
 		r = err ? output_fail(err) : 0;
+		if (r)
+			r = EXIT_INTERNAL;
 		if (!wrc)
 			wrc = r;
 	}
@@ -485,6 +666,8 @@ int cmd_diff(const struct opts *o, int argc, char **argv)
 	err = check_outputs(outs, 1, argv, argc);
 	if (!err)
 		err = check_claims_input(o, outs, 1);
+	if (!err)
+		err = check_map_dir(o->map);
 	if (!err && o->claims)
 		err = mmc_claims_load(o->claims, &claims);
 	if (!err)
@@ -518,6 +701,8 @@ int cmd_compare(const struct opts *o, int argc, char **argv)
 	err = check_outputs(outs, 3, argv, argc);
 	if (!err)
 		err = check_claims_input(o, outs, 3);
+	if (!err)
+		err = check_map_dir(o->map);
 	/* a bad claims file is said before two dumps are walked */
 	if (!err && o->claims)
 		err = mmc_claims_load(o->claims, &claims);
@@ -546,11 +731,18 @@ int cmd_compare(const struct opts *o, int argc, char **argv)
  * (mmc_snapshot_stream_open()): its temporary file exists for the whole
  * walk, so ^C, SIGTERM and SIGHUP stop the walk (its cancel callback)
  * and the temporary file is removed before the signal takes its course.
+ * Without SA_RESTART: a system call they interrupt returns (EINTR) instead
+ * of blocking on, and a second one ends the process at once.
  */
 static volatile sig_atomic_t stop_signal;
+/* the walk checks stop_signal between windows; before it runs (opening
+ * and checking the dump: seconds to minutes on a large one) nothing does */
+static volatile sig_atomic_t walk_started;
 
 static void note_signal(int sig)
 {
+	if (stop_signal || !walk_started)
+		cli_fatal_signal(sig);
 	stop_signal = sig;
 }
 
@@ -565,7 +757,7 @@ static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 /* Not those ignored (nohup, a background job's SIGINT): they stay so. */
 static void catch_stop_signals(struct sigaction old[NSTOP])
 {
-	struct sigaction sa = { .sa_handler = note_signal, .sa_flags = SA_RESTART };
+	struct sigaction sa = { .sa_handler = note_signal };
 	size_t i;
 
 	sigemptyset(&sa.sa_mask);
@@ -591,6 +783,7 @@ static struct mmc_error *stream_to(void *arg, struct mmc_snapshot *snap)
 {
 	struct mmc_outfile *of = arg;
 
+	walk_started = 1;
 	return mmc_snapshot_stream_open(snap, mmc_outfile_stream(of), mmc_outfile_name(of));
 }
 
@@ -608,6 +801,7 @@ static struct mmc_snapshot *snapshot_to_output(const struct opts *o, const char 
 	struct mmc_snapshot *s = NULL;
 	struct sigaction old[NSTOP];
 	struct mmc_error *err;
+	int slot;
 	bool lost;
 
 	*rc = 0;
@@ -625,7 +819,7 @@ static struct mmc_snapshot *snapshot_to_output(const struct opts *o, const char 
 		}
 		return s;
 	}
-	err = mmc_outfile_open(o->output, inputs, 2, &of);
+	err = outfile_open_tracked(o->output, inputs, 2, &of, &slot);
 	if (err) {
 		*rc = output_fail(err);
 		return NULL;
@@ -638,6 +832,7 @@ static struct mmc_snapshot *snapshot_to_output(const struct opts *o, const char 
 		/* a write to the file failed, or the dump could not be read */
 		lost = ferror(mmc_outfile_stream(of));
 		mmc_outfile_abort(of);
+		tmp_forget(slot);
 		*rc = lost ? output_fail(err) : cli_fail(err);
 		release_stop_signals(old);
 		return NULL;
@@ -647,6 +842,7 @@ static struct mmc_snapshot *snapshot_to_output(const struct opts *o, const char 
 		mmc_outfile_abort(of);
 	else
 		err = mmc_outfile_commit(of);
+	tmp_forget(slot);
 	release_stop_signals(old);
 	if (err) {
 		mmc_snapshot_destroy(s);
@@ -758,7 +954,16 @@ int cmd_show(const struct opts *o, int argc, char **argv)
 		mmc_snapshot_destroy(s);
 		return rc;
 	}
-	mmc_report_show(stdout, s, o->range, o->format);
+	if (o->have_pfn) {
+		if (!mmc_report_show_pfn(stdout, s, o->pfn, o->format)) {
+			rc = cli_usage_error(o->cmd, "pfn 0x%llx is in no range of this image (memmapcheck ranges lists them)",
+					     (unsigned long long)o->pfn);
+			mmc_snapshot_destroy(s);
+			return rc;
+		}
+	} else {
+		mmc_report_show(stdout, s, o->range, o->format);
+	}
 	rc = stdout_ok();
 	if (!rc && !image_complete(s))
 		rc = EXIT_INCOMPLETE;

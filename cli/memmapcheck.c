@@ -33,6 +33,7 @@ enum opt_bit {
 	OB_THREADS = 1u << 10,	/* --threads */
 	OB_GROUPS = 1u << 11,	/* --max-groups */
 	OB_CLAIMS = 1u << 12,	/* --claims, --strict */
+	OB_PFN = 1u << 13,	/* --pfn */
 };
 
 struct command {
@@ -48,9 +49,9 @@ static const struct command commands[] = {
 	{ "ranges", cmd_ranges, OB_FORMAT | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
 	  "ranges [-f FMT] [--live] [--threads N] IMAGE",
 	  "pgmaps and ZONE_DEVICE ranges, which pfns each init path writes" },
-	{ "show", cmd_show, OB_FORMAT | OB_RANGE | OB_LIVE | OB_QUIET | OB_THREADS, "text|json",
-	  "show [-r N] [-f text|json] [--live] [--threads N] IMAGE",
-	  "every run of struct pages, decoded (-r N: only range N)" },
+	{ "show", cmd_show, OB_FORMAT | OB_RANGE | OB_PFN | OB_LIVE | OB_QUIET | OB_THREADS, "text|json",
+	  "show [-r N | --pfn PFN] [-f text|json] [--live] [--threads N] IMAGE",
+	  "every run of struct pages, decoded (-r N: only range N; --pfn: one page)" },
 	{ "snapshot", cmd_snapshot, OB_OUTPUT | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
 	  "snapshot -o FILE [--live] [--threads N] KERNEL DUMP",
 	  "normalised struct pages of every range, to FILE ('-': standard output)" },
@@ -96,6 +97,7 @@ static const char usage_tail[] =
 "                       is then as claimed (0), beyond the claims (1) or incomplete (4)\n"
 "      --strict         with --claims: a claim that matched nothing fails (exit 1)\n"
 "  -r, --range N        show: only range N\n"
+"      --pfn PFN        show: only the struct page of PFN (decimal or 0x hex)\n"
 "  -n, --max-pages N    diff, compare: differing pages shown in detail (default 20, 0: none)\n"
 "      --all-pages      diff, compare: every differing page in detail\n"
 "      --max-groups N   diff, compare, lint: pfn groups listed (default 200)\n"
@@ -103,6 +105,7 @@ static const char usage_tail[] =
 "      --threads N      threads reading each dump walked (1: sequential; default\n"
 "                       MEMMAPCHECK_THREADS, else the online CPUs, at most 8)\n"
 "  -q, --quiet          no summary on stderr\n"
+"  An option given twice is an error.\n"
 "      --progress, --no-progress   progress on stderr (default: if a terminal)\n"
 "  -h, --help, -V, --version\n"
 "\n"
@@ -270,6 +273,7 @@ static const struct option longopts[] = {
 	{ "threads", required_argument, NULL, 'T' },
 	{ "claims", required_argument, NULL, 'K' },
 	{ "strict", no_argument, NULL, 'S' },
+	{ "pfn", required_argument, NULL, 'X' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 }
@@ -299,14 +303,45 @@ static unsigned int opt_group(int c, const char **name)
 	case 'T': *name = "--threads"; return OB_THREADS;
 	case 'K': *name = "--claims"; return OB_CLAIMS;
 	case 'S': *name = "--strict"; return OB_CLAIMS;
+	case 'X': *name = "--pfn"; return OB_PFN;
 	}
 	*name = "?";
+	return 0;
+}
+
+/*
+ * Options given twice: the same option (or two spellings of it, -f and
+ * --json, --progress and --no-progress) once more is an error naming it,
+ * never "the last one wins" without a word.
+ */
+static bool given_twice(int ch, unsigned char seen[256])
+{
+	int key = ch == 'J' ? 'f' : ch == 'p' ? 'P' : ch;
+
+	return seen[(unsigned char)key]++ != 0;
+}
+
+/*
+ * MEMMAPCHECK_THREADS, when set, must be what --threads takes: a value
+ * the walk would ignore (-1, abc, 999999999) is an error, not the default.
+ */
+static int check_threads_env(const struct command *c, const struct opts *o)
+{
+	const char *env = getenv("MEMMAPCHECK_THREADS");
+	unsigned long long v;
+
+	if (!(c->allowed & OB_THREADS) || o->threads || !env)
+		return 0;
+	if (!parse_count(env, 64, &v) || v < 1)
+		return cli_usage_error(c->name, "MEMMAPCHECK_THREADS takes a number from 1 to 64, not '%s' (unset it for the default)",
+				       env);
 	return 0;
 }
 
 static int parse_options(const struct command *c, int argc, char **argv,
 			 struct opts *o, bool *help)
 {
+	unsigned char seen[256] = { 0 };
 	bool have_n = false;
 	unsigned long long v;
 	const char *name;
@@ -329,6 +364,9 @@ static int parse_options(const struct command *c, int argc, char **argv,
 		}
 		if (!(opt_group(ch, &name) & c->allowed))
 			return cli_usage_error(c->name, "%s is not an option of %s", name, c->name);
+		if (given_twice(ch, seen))
+			return cli_usage_error(c->name, "%s given twice (or with its other spelling): give it once",
+					       name);
 		switch (ch) {
 		case 'f':
 			if (!parse_format(optarg, &o->format) ||
@@ -404,6 +442,13 @@ static int parse_options(const struct command *c, int argc, char **argv,
 		case 'S':
 			o->strict = true;
 			break;
+		case 'X':
+			if (!parse_count(optarg, UINT64_MAX, &v))
+				return cli_usage_error(c->name, "--pfn takes a page frame number (decimal or 0x hex), not '%s'",
+						       optarg);
+			o->pfn = v;
+			o->have_pfn = true;
+			break;
 		case 'T':
 			/* the bounds MEMMAPCHECK_THREADS has (engine/walk.c) */
 			if (!parse_count(optarg, 64, &v) || v < 1)
@@ -419,7 +464,9 @@ static int parse_options(const struct command *c, int argc, char **argv,
 		return cli_usage_error(c->name, "--strict needs --claims FILE");
 	if (o->check && o->output)
 		return cli_usage_error(c->name, "-o and --check: one at a time");
-	return 0;
+	if (o->have_pfn && o->range >= 0)
+		return cli_usage_error(c->name, "-r and --pfn: one at a time");
+	return check_threads_env(c, o);
 }
 
 static int run(int argc, char **argv)
@@ -474,5 +521,6 @@ static int run(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	hold_standard_fds();
+	cli_signals_init();
 	return finish(run(argc, argv));
 }

@@ -356,17 +356,25 @@ static struct mmc_error *image_snapshot(const struct opts *o, int slot,
 	return NULL;
 }
 
+/*
+ * Commands run with SIGINT blocked, so nothing here may block: a FIFO or
+ * a terminal is refused by a non-blocking open (mmc_infile_open()) before
+ * anything is read, where fopen() would wait for a writer for ever.
+ */
 static bool is_snapshot_file(const char *path)
 {
 	char magic[8] = { 0 };
-	FILE *f = fopen(path, "rb");
-	bool yes = false;
+	struct mmc_error *err;
+	bool yes;
+	int fd;
 
-	if (!f)
+	err = mmc_infile_open(path, &fd);
+	if (err) {
+		mmc_error_destroy(err);
 		return false;
-	if (fread(magic, 1, 7, f) == 7)
-		yes = memcmp(magic, MMC_SNAPSHOT_MAGIC, 7) == 0;
-	fclose(f);
+	}
+	yes = pread(fd, magic, 7, 0) == 7 && !memcmp(magic, MMC_SNAPSHOT_MAGIC, 7);
+	close(fd);
 	return yes;
 }
 
@@ -379,6 +387,9 @@ static struct mmc_error *load_file(const char *path, int slot,
 		return errno == ENOENT ?
 			mmc_error_create(MMC_ERR_USAGE, path, "no such file") :
 			mmc_error_os(errno, path, "open");
+	err = mmc_infile_check(path);
+	if (err)
+		return err;
 	if (!is_snapshot_file(path))
 		return mmc_error_create(MMC_ERR_USAGE, path,
 					"not a memmapcheck snapshot file (make one with: memmapcheck snapshot -o FILE)");
@@ -601,6 +612,38 @@ static const char *options_of(const char *sub)
 	return NULL;
 }
 
+/* "-j -f -v" from "jfv", for messages. */
+static const char *allowed_list(const char *allowed)
+{
+	static char buf[32];
+	size_t n = 0;
+
+	for (; *allowed && n + 4 < sizeof(buf); allowed++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s-%c", n ? " " : "", *allowed);
+	return buf;
+}
+
+/*
+ * An operand named like a report format: inside crash -f means "walk
+ * again" and -j gives JSON, so "lint -f json" left "json" as a FILE.
+ * Said as what it is, unless such a file exists.
+ */
+static bool format_as_file(const char *sub, char **argv, int argc)
+{
+	static const char *const formats[] = { "text", "json", "ktap", "junit" };
+	int i;
+	size_t f;
+
+	for (i = 0; i < argc; i++)
+		for (f = 0; f < sizeof(formats) / sizeof(formats[0]); f++)
+			if (!strcmp(argv[i], formats[f]) && access(argv[i], F_OK) != 0) {
+				error(INFO, "%s: '%s' is a report format, not a FILE: inside crash -f means walk the dump again, -j gives JSON, text is the default\n",
+				      sub, argv[i]);
+				return true;
+			}
+	return false;
+}
+
 static void cmd_memmapcheck(void)
 {
 	struct opts o = { .format = MMC_FMT_TEXT, .range = -1, .max_pages = 20 };
@@ -622,6 +665,22 @@ static void cmd_memmapcheck(void)
 	 * but a subcommand parses a shifted vector, so reset it here too. */
 	argc = argcnt - 1;
 	argv = args + 1;
+	/*
+	 * Only short options here: getopt() would read "--threads" as the
+	 * cluster -, -t, -h, -r "eads" and name the wrong one.  Say which
+	 * was given and what this command takes instead.
+	 */
+	for (c = 1; c < argc; c++) {
+		if (!strcmp(argv[c], "--"))
+			break;
+		if (!strncmp(argv[c], "--", 2)) {
+			error(INFO, "%s: %s: memmapcheck inside crash takes short options only (%s); the CLI's long options are not here\n",
+			      sub, argv[c], *allowed ? allowed_list(allowed) : "none");
+			argerrs++;
+		}
+	}
+	if (argerrs)
+		cmd_usage(pc->curcmd, SYNOPSIS);
 	saved_opterr = opterr;	/* crash's own commands want glibc's messages */
 	optind = 0;
 	opterr = 0;
@@ -673,6 +732,8 @@ static void cmd_memmapcheck(void)
 	opterr = saved_opterr;
 	argc -= optind;
 	argv += optind;
+	if (!argerrs && format_as_file(sub, argv, argc))
+		argerrs++;
 	if (!argerrs) {
 		if (!strcmp(sub, "ranges") || !strcmp(sub, "show") ||
 		    !strcmp(sub, "lint")) {
@@ -793,39 +854,53 @@ static char *help_memmapcheck[] = {
 "  Take a snapshot of the dump crash has open (a Debian 6.1 kernel, second",
 "  boot); the walk happens once per session, later commands reuse it:\n",
 "    crash> memmapcheck snapshot -o /tmp/b2.snap",
-"    memmapcheck: crash:/root/.cache/memmapcheck/images/6.1-stock-b2.kdump: 507904 struct pages in 9 ranges, 0 unreadable, 0 unmapped, 6 never initialised; 0.09 s (5.4 M pages/s)",
+"    memmapcheck: crash:6.1-stock-b2.kdump: 507904 struct pages in 9 ranges, 0 unreadable, 0 unmapped, 6 never initialised; 0.07 s (6.9 M pages/s)",
 "    memmapcheck: wrote /tmp/b2.snap: 507904 pages in 9 ranges, 568 runs",
 "\n  Its pgmaps and ranges, and which pfns each kernel init path writes:\n",
 "    crash> memmapcheck ranges",
+"    GEOMETRY",
+"      vmemmap_base fffff58100000000  page_offset_base ffff8c8f80000000  vmalloc_base ffffcfcc40000000",
+"      bases from: the kernel's vmemmap_base/page_offset_base/vmalloc_base variables",
+"      paging: 4 levels, from VMCOREINFO NUMBER(pgtable_l5_enabled)",
+"",
 "    PGMAPS",
 "        #  DEV_PAGEMAP       TYPE                             FLAGS  SHIFT  NR_RANGE  ALTMAP       RESERVE      FREE     ALIGN     ALLOC  OWNER",
-"        0  ffff8afdd3b4c3c0  MEMORY_DEVICE_GENERIC                0      9         1  -                  -         -         -         -  NULL",
-"        1  ffff8afdd3b4cf00  MEMORY_DEVICE_GENERIC                0      0         1  -                  -         -         -         -  NULL",
-"        2  ffff8afdd3b4c6c0  MEMORY_DEVICE_GENERIC                0      9         1  -                  -         -         -         -  NULL",
-"        3  ffff8afdd3b4c0c0  MEMORY_DEVICE_GENERIC              0x1      9         1  0x28000            2      1022       510       512  NULL",
-"        4  ffff8afdd3b4c480  MEMORY_DEVICE_GENERIC              0x1      0         1  0x30000            2      1022       510       512  NULL",
-"        5  ffff8afd099c36b0  MEMORY_DEVICE_FS_DAX                 0      0         1  -                  -         -         -         -  obj#0(direct)",
-"        6  ffff8afdd3b4c540  MEMORY_DEVICE_GENERIC                0     18         1  -                  -         -         -         -  NULL",
-"        7  ffff8afd099c3ab0  MEMORY_DEVICE_FS_DAX               0x1      0         1  0xc0000            2      1022       510       512  obj#2(direct)",
-"        8  ffff8afd099c30b0  MEMORY_DEVICE_FS_DAX                 0      0         1  -                  -         -         -         -  obj#3(direct)",
+"        0  ffff8c9053b660c0  MEMORY_DEVICE_GENERIC                0      9         1  -                  -         -         -         -  NULL",
+"        1  ffff8c9053b66300  MEMORY_DEVICE_GENERIC                0      0         1  -                  -         -         -         -  NULL",
+"        2  ffff8c9053b663c0  MEMORY_DEVICE_GENERIC                0      9         1  -                  -         -         -         -  NULL",
+"        3  ffff8c9053b66600  MEMORY_DEVICE_GENERIC              0x1      9         1  0x28000            2      1022       510       512  NULL",
+"        4  ffff8c9053b66a80  MEMORY_DEVICE_GENERIC              0x1      0         1  0x30000            2      1022       510       512  NULL",
+"        5  ffff8c8f899c74b0  MEMORY_DEVICE_FS_DAX                 0      0         1  -                  -         -         -         -  obj#0(direct)",
+"        6  ffff8c9053b66b40  MEMORY_DEVICE_GENERIC                0     18         1  -                  -         -         -         -  NULL",
+"        7  ffff8c8f899c76b0  MEMORY_DEVICE_FS_DAX               0x1      0         1  0xc0000            2      1022       510       512  obj#2(direct)",
+"        8  ffff8c8f899c72b0  MEMORY_DEVICE_FS_DAX                 0      0         1  -                  -         -         -         -  obj#3(direct)",
 "",
 "    RANGES",
 "        #  START_PFN   END_PFN        PAGES  PGMAP  RANGE  VMEMMAP            RESERVE    ALTMAP    DEVICE",
-"        0  0x14000     0x18000        16384      0      0  fffff14ac0500000         0         0     16384",
-"        1  0x18000     0x20000        32768      1      0  fffff14ac0600000         0         0     32768",
-"        2  0x20000     0x28000        32768      2      0  fffff14ac0800000         0         0     32768",
-"        3  0x28000     0x30000        32768      3      0  fffff14ac0a00000         2      1022     31744",
+"        0  0x14000     0x18000        16384      0      0  fffff58100500000         0         0     16384",
+"        1  0x18000     0x20000        32768      1      0  fffff58100600000         0         0     32768",
+"        2  0x20000     0x28000        32768      2      0  fffff58100800000         0         0     32768",
+"        3  0x28000     0x30000        32768      3      0  fffff58100a00000         2      1022     31744",
 "           reserve pfns 0x28000-0x28002 (never written)",
 "           altmap pfns  0x28002-0x28400 (memmap_init_range)",
-"        4  0x30000     0x38000        32768      4      0  fffff14ac0c00000         2      1022     31744",
+"        4  0x30000     0x38000        32768      4      0  fffff58100c00000         2      1022     31744",
 "           reserve pfns 0x30000-0x30002 (never written)",
 "           altmap pfns  0x30002-0x30400 (memmap_init_range)",
-"        5  0x38000     0x3f000        28672      5      0  fffff14ac0e00000         0         0     28672",
-"        6  0x3f000     0x80000       266240      6      0  fffff14ac0fc0000         0         0    266240",
-"        7  0xc0000     0xc8000        32768      7      0  fffff14ac3000000         2      1022     31744",
+"        5  0x38000     0x3f000        28672      5      0  fffff58100e00000         0         0     28672",
+"        6  0x3f000     0x80000       266240      6      0  fffff58100fc0000         0         0    266240",
+"        7  0xc0000     0xc8000        32768      7      0  fffff58103000000         2      1022     31744",
 "           reserve pfns 0xc0000-0xc0002 (never written)",
 "           altmap pfns  0xc0002-0xc0400 (memmap_init_range)",
-"        8  0xc8000     0xd0000        32768      8      0  fffff14ac3200000         0         0     32768",
+"        8  0xc8000     0xd0000        32768      8      0  fffff58103200000         0         0     32768",
+"",
+"    DEVICE-DAX RANGES (dev_dax->ranges): read",
+"        #  PGMAP  START_PFN   END_PFN        PAGES",
+"        0      0  0x14200     0x18000        15872",
+"        1      1  0x18200     0x20000        32256",
+"        2      2  0x20200     0x28000        32256",
+"        3      3  0x28400     0x30000        31744",
+"        4      4  0x30400     0x38000        31744",
+"        5      6  0x40000     0x80000       262144",
 "\n  The decoded struct pages of one range, as runs:\n",
 "    crash> memmapcheck show -r 1",
 "    RANGE 1: pfn 0x18000-0x20000 (32768 pages)  pgmap#1 MEMORY_DEVICE_GENERIC  vmemmap_shift 0  4 runs",
@@ -854,15 +929,30 @@ static char *help_memmapcheck[] = {
 "        8  0xc8000     0xd0000        32768     32768         0         0         0         0        0  identical   fsdax",
 "\n  Check the image against the kernel's own rules:\n",
 "    crash> memmapcheck lint",
-"    270208 violations in 2 rules (507904 pages in 9 ranges checked)",
+"    270275 violations in 4 rules (507904 pages in 9 ranges checked)",
 "",
 "      RULE                   PAGES",
 "      head-cycle            266176",
-"      vmemmap-share           4032",
+"      head-align                 2",
+"      head-frame                 1",
+"      vmemmap-share           4096",
 "",
 "      RANGE  PFN RANGE                     PAGES  RULE            MESSAGE",
+"          6  0x3f000                           1  head-align      head of an order-18 compound page at pfn 0x3f000, not a multiple of 0x40000 (memmap_init_zone_device() starts at 0x3f000)",
 "          6  0x3f040-0x7ffff              266176  head-cycle      compound_head loops: 0x3f040 -> 0x7f000 -> 0x7f000",
-"          6  0x7f040-0x7ffff                4032  vmemmap-share   vmemmap page 4097 maps the frame of page 1 back (0xd3b56000): shares the frame holding the head",
+"          6  0x7f000                           1  head-align      head of an order-18 compound page at pfn 0x7f000, not a multiple of 0x40000 (memmap_init_zone_device() starts at 0x3f000)",
+"          6  0x7f000                           1  head-frame      head 0x7f000 lies in vmemmap page 4096, whose frame 0xd3be8000 4159 vmemmap pages map (first: vmemmap page 1)",
+"          6  0x7f000-0x7ffff                4096  vmemmap-share   vmemmap page 4096 maps the frame of vmemmap page 1 (0xd3be8000, pfns 0x3f040-0x3f07f): shares a frame with another compound page",
+"",
+"    THE RULES BROKEN (what must hold; where the kernel says so)",
+"      head-cycle: compound_head never leads to a page that is itself a tail, or to itself",
+"          _compound_head(): one step from a tail reaches a head",
+"      head-align: a compound page's head pfn is a multiple of its size (naturally aligned, relative to pfn 0)",
+"          section_nr_vmemmap_pages() (VM_WARN_ON_ONCE(!IS_ALIGNED(pfn, pages_per_compound))), _compound_head() mask form, split_large_buddy()",
+"      head-frame: no head's struct page lies in a vmemmap frame shared with other vmemmap pages",
+"          vmemmap_populate_compound_pages(): the head's vmemmap page is populated on its own, only tail pages are reused",
+"      vmemmap-share: vmemmap frames are shared only within one compound page, not in order-0 pgmaps, not with an altmap",
+"          vmemmap_populate_compound_pages(), vmemmap_can_optimize() (no altmap, compound pgmap), Documentation/mm/vmemmap_dedup.rst",
 NULL
 };
 

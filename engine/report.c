@@ -578,6 +578,29 @@ static void text_show(FILE *out, const struct mmc_snapshot *snap, long only)
 	}
 }
 
+bool mmc_report_show_pfn(FILE *out, const struct mmc_snapshot *snap, uint64_t pfn,
+			 enum mmc_format fmt)
+{
+	size_t nr = mmc_snapshot_nranges(snap), r;
+	struct mmc_nrec rec;
+
+	for (r = 0; r < nr; r++)
+		if (mmc_snapshot_get(snap, r, pfn, &rec))
+			break;
+	if (r == nr)
+		return false;
+	if (fmt == MMC_FMT_JSON) {
+		mmc_report_show_pfn_json(out, snap, r, pfn, &rec);
+		return true;
+	}
+	fprintf(out, "RANGE %zu, pfn 0x%" PRIx64 "\n", r, pfn);
+	fprintf(out, SHOW_HDR, "PFN", "ROLE", "STAT", "ZONE", "NODE",
+		"HEAD", "ORDER", "PGMAP", "REF", "MAP", "MAPPING", "INDEX",
+		"PRIVATE", "FLAGS");
+	show_run(out, snap, r, pfn, 1, &rec, NULL);
+	return true;
+}
+
 void mmc_report_show(FILE *out, const struct mmc_snapshot *snap, long range,
 		     enum mmc_format fmt)
 {

@@ -24,6 +24,10 @@ void mmc_report_ranges(FILE *out, const struct mmc_snapshot *snap, enum mmc_form
  * refcount, mapcount, mapping, index, private, folio fields. */
 void mmc_report_show(FILE *out, const struct mmc_snapshot *snap, long range,
 		     enum mmc_format fmt);
+/* The struct page of one pfn, decoded as show does; false (nothing
+ * printed) when no range of snap holds it. */
+bool mmc_report_show_pfn(FILE *out, const struct mmc_snapshot *snap, uint64_t pfn,
+			 enum mmc_format fmt);
 /* "identical, N pages in M ranges, nothing unread" or the differences:
  * per range and per field counts, groups by pfn range, then the first
  * pages with raw and decoded values from both sides. */
@@ -55,6 +59,8 @@ const char *mmc_report_levels_origin(const struct mmc_geom *g);
 const char *mmc_report_dax_state(enum mmc_dax_state state);
 void mmc_report_ranges_other(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt);
 void mmc_report_show_json(FILE *out, const struct mmc_snapshot *snap, long range);
+void mmc_report_show_pfn_json(FILE *out, const struct mmc_snapshot *snap, size_t range,
+			      uint64_t pfn, const struct mmc_nrec *rec);
 void mmc_report_diff_other(FILE *out, const struct mmc_snapshot *a,
 			   const struct mmc_snapshot *b,
 			   const struct mmc_diff_result *res, enum mmc_format fmt);

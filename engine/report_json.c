@@ -330,6 +330,18 @@ static void json_show_decoded(FILE *out, const struct mmc_snapshot *snap, size_t
 	}
 }
 
+void mmc_report_show_pfn_json(FILE *out, const struct mmc_snapshot *snap, size_t range,
+			      uint64_t pfn, const struct mmc_nrec *rec)
+{
+	fputs("{\"snapshot\":", out);
+	json_info(out, snap);
+	fprintf(out, ",\"range\":%zu,\"page\":{\"pfn\":%" PRIu64 ",", range, pfn);
+	json_record(out, rec);
+	if (rec->state == MMC_PS_READ || rec->state == MMC_PS_NOT_INIT)
+		json_show_decoded(out, snap, range, pfn, rec);
+	fputs("}}\n", out);
+}
+
 void mmc_report_show_json(FILE *out, const struct mmc_snapshot *snap, long only)
 {
 	size_t nr = mmc_snapshot_nranges(snap);

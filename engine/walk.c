@@ -448,6 +448,10 @@ static struct mmc_error *add_status(struct walker *w, const struct mmc_discovery
 						   d->problem->has_address,
 						   d->problem->address);
 	}
+	else if (w->k->identity_unchecked)
+		/* nothing proved the layout is this kernel's: not complete */
+		mmc_snapshot_set_discovery_problem(w->snap, w->k->identity_unchecked,
+						   false, 0);
 	for (i = 0; !err && i < mem->nnotes; i++)
 		err = mmc_snapshot_add_note(w->snap, mem->notes[i]);
 	return err;
