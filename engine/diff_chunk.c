@@ -400,6 +400,11 @@ static uint64_t share_differs(const struct mmc_fshare *fa, const struct vside *v
 	return d;
 }
 
+static bool vframe_mapped(const struct mmc_vframe *vf)
+{
+	return vf->kind == MMC_VF_RAM || vf->kind == MMC_VF_DEVICE;
+}
+
 void diff_vframes(struct dctx *c, struct mmc_diff_range *dr,
 		  const struct mmc_snapshot *a, size_t ia,
 		  const struct mmc_snapshot *b, size_t ib)
@@ -432,7 +437,7 @@ void diff_vframes(struct dctx *c, struct mmc_diff_range *dr,
 		const struct mmc_vframe *fb = &B.cur.first, *sb = &B.cur.stride;
 		uint64_t n, ka, kb;
 		int64_t sha, shb, dva, dvb;
-		bool ura, urb;
+		bool ura, urb, wdiff;
 
 		while (idx >= A.cur.start + A.cur.count && ja < nva)
 			vside_next(a, ia, ja++, &A);
@@ -458,13 +463,23 @@ void diff_vframes(struct dctx *c, struct mmc_diff_range *dr,
 		dvb = (int64_t)((uint64_t)fb->dev_off + (uint64_t)sb->dev_off * kb);
 		if (sa->share_back != sb->share_back || sa->dev_off != sb->dev_off)
 			n = 1;
+		/* the writable bit (constant along a run), where both record it */
+		wdiff = false;
+		if (vframe_mapped(fa) && vframe_mapped(fb)) {
+			if (fa->prot_known & fb->prot_known & MMC_VPROT_WRITABLE) {
+				wdiff = (fa->prot ^ fb->prot) & MMC_VPROT_WRITABLE;
+				c->vwritable_cnt += wdiff ? n : 0;
+			} else {
+				dr->vprot_not_compared += n;
+			}
+		}
 		if (fa->kind != fb->kind || sha != shb || dva != dvb) {
 			dr->vframes_differing += n;
 			c->vframe_cnt += n;
 		} else {
 			uint64_t d = share_differs(&va, &A, &vb, &B, idx, n);
 
-			dr->vframes_differing += d;
+			dr->vframes_differing += wdiff ? n : d;
 			c->vframe_cnt += d;
 		}
 		idx += n;

@@ -57,6 +57,7 @@ struct dctx {
 	uint64_t zone_cnt[MMC_TAIL_KINDS], node_cnt[MMC_TAIL_KINDS];
 	uint64_t bit_cnt[MMC_TAIL_KINDS][64], order_cnt[MMC_TAIL_KINDS];
 	uint64_t state_cnt, role_cnt, vframe_cnt;
+	uint64_t vwritable_cnt;		/* vmemmap pages whose writable bit differs */
 	bool group_open;
 	struct sig gsig;
 	struct mmc_diff_group g;

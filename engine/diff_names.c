@@ -156,6 +156,7 @@ void diff_names_reset(struct dctx *c)
 	memset(c->node_cnt, 0, sizeof(c->node_cnt));
 	memset(c->bit_cnt, 0, sizeof(c->bit_cnt));
 	c->state_cnt = c->role_cnt = c->vframe_cnt = 0;
+	c->vwritable_cnt = 0;
 }
 
 bool diff_sig_any(const struct sig *s)
@@ -260,6 +261,7 @@ void diff_flush_fields(struct dctx *c, struct mmc_diff_range *dr)
 	diff_add_field(dr, "state", c->state_cnt);
 	diff_add_field(dr, "role", c->role_cnt);
 	diff_add_field(dr, "vmemmap_frame", c->vframe_cnt);
+	diff_add_field(dr, "vmemmap_writable", c->vwritable_cnt);
 }
 
 static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
