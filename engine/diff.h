@@ -45,7 +45,8 @@ static inline bool mmc_verdict_differs(enum mmc_verdict v)
 
 struct mmc_diff_field_count {
 	char name[48];		/* mmc_slot_label() name, or "state", "role",
-				 * "vmemmap_frame", "flags.zone", "flags.node",
+				 * "vmemmap_frame", "vmemmap_writable",
+				 * "flags.zone", "flags.node",
 				 * "flags.PG_xxx" for single flag bits */
 	uint64_t pages;		/* pages where it differs */
 };
@@ -62,6 +63,10 @@ struct mmc_diff_range {
 	struct mmc_diff_field_count fields[MMC_DIFF_MAX_FIELDS];
 	/* vmemmap frames UNREADABLE on either side (verdict at best INCOMPLETE) */
 	uint64_t vframes_unreadable;
+	/* vmemmap pages mapped on both sides whose writable bit was not
+	 * compared: one side does not record it (a snapshot file before
+	 * version 5).  Never a difference; the report says so. */
+	uint64_t vprot_not_compared;
 	/* only on one side, and the other side's discovery stopped early: its
 	 * pages count as unreadable there, the verdict is INCOMPLETE */
 	bool unproven;

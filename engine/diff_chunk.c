@@ -403,6 +403,11 @@ static uint64_t share_differs(const struct mmc_fshare *fa, const struct vside *v
 	return d;
 }
 
+static bool vframe_mapped(const struct mmc_vframe *vf)
+{
+	return vf->kind == MMC_VF_RAM || vf->kind == MMC_VF_DEVICE;
+}
+
 void diff_vframes(struct dctx *c, struct mmc_diff_range *dr,
 		  const struct mmc_snapshot *a, size_t ia,
 		  const struct mmc_snapshot *b, size_t ib)
@@ -433,9 +438,9 @@ void diff_vframes(struct dctx *c, struct mmc_diff_range *dr,
 	while (idx < total) {
 		const struct mmc_vframe *fa = &A.cur.first, *sa = &A.cur.stride;
 		const struct mmc_vframe *fb = &B.cur.first, *sb = &B.cur.stride;
-		uint64_t n, ka, kb;
+		uint64_t n, ka, kb, nf, uf, uw;
 		int64_t sha, shb, dva, dvb;
-		bool ura, urb;
+		bool ura, urb, wdiff;
 
 		while (idx >= A.cur.start + A.cur.count && ja < nva)
 			vside_next(a, ia, ja++, &A);
@@ -463,11 +468,23 @@ void diff_vframes(struct dctx *c, struct mmc_diff_range *dr,
 			n = 1;
 		if (c->claims)
 			n = diff_claims_vclip(c, dr, idx, n);
+		/* the writable bit (constant along a run), where both record it */
+		wdiff = false;
+		if (vframe_mapped(fa) && vframe_mapped(fb)) {
+			if (fa->prot_known & fb->prot_known & MMC_VPROT_WRITABLE)
+				wdiff = (fa->prot ^ fb->prot) & MMC_VPROT_WRITABLE;
+			else
+				dr->vprot_not_compared += n;
+		}
 		if (fa->kind != fb->kind || sha != shb || dva != dvb)
-			diff_note_vframes(c, dr, "vmemmap_frame", idx, n, n);
+			nf = n;
 		else
-			diff_note_vframes(c, dr, "vmemmap_frame", idx, n,
-					  share_differs(&va, &A, &vb, &B, idx, n));
+			nf = share_differs(&va, &A, &vb, &B, idx, n);
+		uf = diff_note_vframes(c, dr, "vmemmap_frame", idx, n, nf);
+		uw = wdiff ? diff_note_vframes(c, dr, "vmemmap_writable", idx, n, n) : 0;
+		/* a vmemmap page whose frame and protection both differ beyond
+		 * the claims is one differing vmemmap page, not two */
+		dr->vframes_differing -= uf < uw ? uf : uw;
 		idx += n;
 	}
 	mmc_fshare_free(&va);

@@ -142,9 +142,10 @@ void diff_note_differing(struct dctx *c, struct mmc_diff_range *dr, const struct
 			 uint64_t pfn, uint64_t n, const struct side *A, const struct side *B);
 /* ndiff of the vmemmap pages [idx, idx + n) of the range differ in
  * `field` (vmemmap_frame, ...): counted, or covered by a claim.  Every
- * vmemmap-page field goes through here, so claims match it by name. */
-void diff_note_vframes(struct dctx *c, struct mmc_diff_range *dr, const char *field,
-		       uint64_t idx, uint64_t n, uint64_t ndiff);
+ * vmemmap-page field goes through here, so claims match it by name.
+ * Returns how many were counted as differing (0 when a claim covers them). */
+uint64_t diff_note_vframes(struct dctx *c, struct mmc_diff_range *dr, const char *field,
+			   uint64_t idx, uint64_t n, uint64_t ndiff);
 
 /* diff_claims.c */
 /* Bind opts->claims to the images (c->a, c->b): field names checked, the

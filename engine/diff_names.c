@@ -371,13 +371,14 @@ void diff_note_differing(struct dctx *c, struct mmc_diff_range *dr, const struct
 	diff_note_pages(c, s, pfn, n, A, B);
 }
 
-void diff_note_vframes(struct dctx *c, struct mmc_diff_range *dr, const char *field,
-		       uint64_t idx, uint64_t n, uint64_t ndiff)
+uint64_t diff_note_vframes(struct dctx *c, struct mmc_diff_range *dr, const char *field,
+			   uint64_t idx, uint64_t n, uint64_t ndiff)
 {
 	if (!ndiff)
-		return;
+		return 0;
 	if (c->claims && diff_claims_vframes(c, dr, field, idx, ndiff))
-		return;
+		return 0;
 	dr->vframes_differing += ndiff;
 	diff_count_named(&c->cnt, field, ndiff);
+	return ndiff;
 }

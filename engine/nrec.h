@@ -118,8 +118,39 @@ enum mmc_vframe_kind {
 	MMC_VF_UNREADABLE,	/* a page table the dump lacks */
 };
 
+/*
+ * The protection of the page-table entry that maps a vmemmap page
+ * (engine/pgtable.c reads it), as bits, each recorded or not: prot_known
+ * says which bits of prot the snapshot holds.  A snapshot file before
+ * version 5, and a vmemmap page without a translation (unmapped,
+ * unreadable), records none; diff and lint compare and check only
+ * recorded bits.  A later bit (NX, global) is one more enumerator here and
+ * one more bit in the walker's prot_known; older files read as "not
+ * recorded" for it.
+ */
+enum mmc_vprot {
+	/*
+	 * Writes through the mapping are allowed: _PAGE_RW is set in the leaf
+	 * and in every table entry above it (x86_64 with CR0.WP, which the
+	 * kernel always sets: a supervisor write needs R/W at every level).
+	 */
+	MMC_VPROT_WRITABLE = 1 << 0,
+};
+#define MMC_VPROT_ALL MMC_VPROT_WRITABLE	/* the bits a version-5 file may hold */
+
+/* The level of the entry that maps a vmemmap page (0: not recorded). */
+enum mmc_vleaf {
+	MMC_VLEAF_NONE = 0,
+	MMC_VLEAF_PTE = 1,	/* 4 KiB */
+	MMC_VLEAF_PMD = 2,	/* 2 MiB (vmemmap_populate_hugepages()) */
+	MMC_VLEAF_PUD = 3,	/* 1 GiB */
+};
+
 struct mmc_vframe {
 	uint8_t kind;		/* enum mmc_vframe_kind */
+	uint8_t prot;		/* enum mmc_vprot bits, meaningful where known */
+	uint8_t prot_known;	/* enum mmc_vprot bits recorded */
+	uint8_t leaf;		/* enum mmc_vleaf */
 	/* how many vmemmap pages back (within this range) the first page that
 	 * maps the same frame is; 0 = not shared with an earlier one */
 	int64_t share_back;
@@ -130,10 +161,27 @@ struct mmc_vframe {
 	uint8_t reason;
 };
 
+/*
+ * What a range of struct pages is.  The walker, snapshot, diff and lint
+ * treat every kind alike; discovery and lint's rules tell them apart.
+ */
+enum mmc_range_kind {
+	MMC_RANGE_PGMAP = 0,	/* a ZONE_DEVICE pgmap's range (pgmap_array) */
+	MMC_RANGE_HUGETLB,	/* consecutive HugeTLB folios of one hstate */
+	MMC_RANGE_HOTPLUG,	/* a hot-plugged memory block */
+	MMC_RANGE_KINDS
+};
+#define MMC_NO_PGMAP UINT32_MAX	/* pgmap_index of a range that is not a pgmap's */
+
 struct mmc_srange {
 	uint64_t start_pfn, end_pfn;	/* [start, end) */
-	uint32_t pgmap_index;		/* into the snapshot's pgmaps */
-	uint32_t range_index;		/* within its pgmap */
+	uint32_t pgmap_index;		/* into the snapshot's pgmaps; MMC_NO_PGMAP
+					 * for other kinds */
+	uint32_t range_index;		/* within its pgmap (other kinds: 0) */
+	uint8_t kind;			/* enum mmc_range_kind */
+	/* into the kind's table: the pgmaps (== pgmap_index), the hstates,
+	 * the memory blocks */
+	uint32_t owner;
 	uint64_t vmemmap_start;		/* address of start_pfn's struct page (display) */
 	/* pfns by role, from discovery */
 	uint64_t reserve_start, reserve_end;	/* altmap reserve [start,end), empty if none */
@@ -156,6 +204,65 @@ enum mmc_dax_state {
 	MMC_DAX_NOT_READ = 0,	/* the layout has no device-dax chain, or an old file */
 	MMC_DAX_READ = 1,	/* every dev_dax on the dax superblock was read */
 	MMC_DAX_PARTIAL = 2,	/* reading stopped at a structure: the spans before it */
+};
+
+/* What a snapshot knows of a kind of structure beyond the pgmaps. */
+enum mmc_read_state {
+	MMC_READ_NOT = 0,	/* not read: the layout lacks it, or an older file */
+	MMC_READ_DONE = 1,	/* every one was read */
+	MMC_READ_PARTIAL = 2,	/* reading stopped at a structure: the ones before it */
+};
+
+/* A HugeTLB pool size: struct hstate (include/linux/hugetlb.h). */
+enum mmc_hstate_flag {
+	/* vmemmap_optimize_enabled (mm/hugetlb_vmemmap.c) was set, and the
+	 * hstate's size can be optimised (hugetlb_vmemmap_optimizable()) */
+	MMC_HSTATE_HVO = 1 << 0,
+};
+struct mmc_shstate {
+	uint32_t order;			/* huge_page_order() */
+	uint32_t flags;			/* enum mmc_hstate_flag */
+	char name[32];			/* h->name, "hugepages-2048kB" */
+	uint64_t nr, free, resv, surplus;	/* nr_huge_pages, free_huge_pages, ... */
+	uint64_t kaddr;			/* display only */
+};
+
+/* Which of the hstate's lists a folio was found on. */
+enum mmc_folio_list {
+	MMC_FOLIO_FREE = 0,	/* h->hugepage_freelists[node] */
+	MMC_FOLIO_ACTIVE,	/* h->hugepage_activelist (in use) */
+	MMC_FOLIO_LISTS
+};
+/* Its vmemmap, as the folio's own HPG_vmemmap_optimized says. */
+enum mmc_folio_vmemmap {
+	MMC_FVM_UNKNOWN = 0,
+	MMC_FVM_OPTIMISED,	/* HVO: the tail vmemmap pages remapped, freed */
+	MMC_FVM_PLAIN,		/* never optimised, or restored */
+	MMC_FVM_KINDS
+};
+/* Consecutive folios of one hstate alike in list, node and vmemmap:
+ * heads start_pfn + i << order, i < nfolios. */
+struct mmc_sfolios {
+	uint32_t hstate;		/* into the snapshot's hstates */
+	uint32_t node;
+	uint64_t start_pfn;
+	uint64_t nfolios;		/* >= 1 */
+	uint8_t list;			/* enum mmc_folio_list */
+	uint8_t vmemmap;		/* enum mmc_folio_vmemmap */
+};
+
+/* A hot-plugged memory block (struct memory_block, drivers/base/memory.c). */
+enum mmc_memblock_flag {
+	MMC_MEMBLOCK_ALTMAP = 1 << 0,	/* memmap_on_memory: its memmap in its first pfns */
+};
+struct mmc_smemblock {
+	uint64_t id;			/* memory block id: start section / sections per block */
+	uint64_t start_pfn, end_pfn;
+	uint32_t nid;
+	uint32_t state;			/* mem->state: MEM_ONLINE, MEM_OFFLINE, ... */
+	uint32_t flags;			/* enum mmc_memblock_flag */
+	uint64_t altmap_pfns;		/* MMC_MEMBLOCK_ALTMAP: pfns holding the memmap */
+	uint64_t kaddr;			/* display only */
 };
 
 struct mmc_spgmap {

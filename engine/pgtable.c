@@ -15,7 +15,13 @@
 
 #define PT_ENTRIES		512
 #define PT_PAGE_SIZE		4096u
+/*
+ * Entry bits, arch/x86/include/asm/pgtable_types.h: _PAGE_BIT_PRESENT 0,
+ * _PAGE_BIT_RW 1, _PAGE_BIT_PSE 7 (the same in every x86_64 kernel: the
+ * architecture's format).
+ */
 #define PTE_PRESENT		(1ULL << 0)
+#define PTE_RW			(1ULL << 1)
 #define PTE_PSE			(1ULL << 7)
 /* Bits 12..51: the architectural maximum physical address width. */
 #define PTE_PHYS_MASK_DEFAULT	0x000ffffffffff000ULL
@@ -136,11 +142,29 @@ struct mmc_error *mmc_pgtable_translate(struct mmc_pgtable *pgt, uint64_t vaddr,
 					bool *mapped, uint64_t *paddr,
 					uint64_t *page_size)
 {
-	uint64_t table = pgt->top;
+	struct mmc_xlat x;
+	struct mmc_error *err = mmc_pgtable_xlate(pgt, vaddr, &x);
+
+	*mapped = x.mapped;
+	*page_size = x.page_size;
+	if (x.mapped)
+		*paddr = x.paddr;
+	return err;
+}
+
+struct mmc_error *mmc_pgtable_xlate(struct mmc_pgtable *pgt, uint64_t vaddr,
+				    struct mmc_xlat *out)
+{
+	uint64_t table = pgt->top, *page_size = &out->page_size;
+	/*
+	 * A supervisor write needs R/W in the entry of every level (Intel
+	 * SDM vol. 3, 4.6.1, with CR0.WP set, which the kernel always sets:
+	 * CR0_STATE in arch/x86/include/asm/processor-flags.h).
+	 */
+	uint64_t rw_all = PTE_RW;
 	unsigned int lvl;
 
-	*mapped = false;
-	*page_size = 0;
+	memset(out, 0, sizeof(*out));
 	/*
 	 * A non-canonical address has no translation; it is a bad pointer.
 	 * The hole [2^(va_bits-1), 2^64 - 2^(va_bits-1)) is made of whole
@@ -169,15 +193,19 @@ struct mmc_error *mmc_pgtable_translate(struct mmc_pgtable *pgt, uint64_t vaddr,
 		*page_size = size;
 		if (!(ent & PTE_PRESENT))
 			return NULL;
+		rw_all &= ent;
 		if (lvl == 1 || ((ent & PTE_PSE) && (lvl == 2 || lvl == 3))) {
 			/*
 			 * In a 2M/1G entry bit 12 is PAT, not address: the
 			 * frame is aligned to the mapping size.
 			 */
-			*paddr = (ent & pgt->phys_mask & ~(size - 1)) |
-				 (vaddr & (size - 1));
+			out->paddr = (ent & pgt->phys_mask & ~(size - 1)) |
+				     (vaddr & (size - 1));
 			*page_size = size;
-			*mapped = true;
+			out->mapped = true;
+			out->prot = rw_all ? MMC_VPROT_WRITABLE : 0;
+			out->prot_known = MMC_VPROT_ALL;
+			out->leaf = (uint8_t)lvl;	/* enum mmc_vleaf: 1 PTE .. 3 PUD */
 			return NULL;
 		}
 		*page_size = size;

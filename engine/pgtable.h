@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "mem.h"
+#include "nrec.h"	/* enum mmc_vprot, enum mmc_vleaf */
 
 struct mmc_pgtable;
 
@@ -40,6 +41,23 @@ bool mmc_va_canonical(unsigned int levels, uint64_t vaddr);
 struct mmc_error *mmc_pgtable_translate(struct mmc_pgtable *pgt, uint64_t vaddr,
 					bool *mapped, uint64_t *paddr,
 					uint64_t *page_size);
+
+/*
+ * The same walk, with what the leaf entry says besides the frame.  On
+ * success: mapped, paddr and page_size as above; when mapped, prot holds
+ * the effective protection (enum mmc_vprot: writable only if every level's
+ * entry allows writes), prot_known the bits read (MMC_VPROT_ALL), leaf the
+ * level of the leaf entry; all 0 when not mapped.  Errors as above.
+ */
+struct mmc_xlat {
+	bool mapped;
+	uint64_t paddr;
+	uint64_t page_size;
+	uint8_t prot, prot_known;
+	uint8_t leaf;		/* enum mmc_vleaf */
+};
+struct mmc_error *mmc_pgtable_xlate(struct mmc_pgtable *pgt, uint64_t vaddr,
+				    struct mmc_xlat *out);
 
 /*
  * Physical-address bits of a table entry (default bits 12..51).  Clear the

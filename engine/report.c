@@ -547,6 +547,55 @@ static void show_run(FILE *out, const struct mmc_snapshot *snap, size_t range,
 		print_folio(out, snap, range, first, rec);
 }
 
+/* One line on the range's vmemmap pages: sharing, protection, leaf levels. */
+static void show_vframes(FILE *out, const struct mmc_snapshot *snap, size_t r)
+{
+	size_t nv = mmc_snapshot_range_nvframe_runs(snap, r);
+	uint64_t pages = 0, shared = 0, w = 0, ro = 0, unrec = 0, none = 0;
+	uint64_t leaf[MMC_VLEAF_PUD + 1] = { 0 };
+	static const char *const lname[] = { "?", "PTE", "PMD", "PUD" };
+
+	for (size_t j = 0; j < nv; j++) {
+		struct mmc_vframe f, d;
+		uint64_t start, count;
+
+		mmc_snapshot_range_vframe_run(snap, r, j, &start, &count, &f, &d);
+		pages += count;
+		if (f.kind != MMC_VF_RAM && f.kind != MMC_VF_DEVICE) {
+			none += count;
+			continue;
+		}
+		/* share_back + k * d_share is 0 for at most one k when it moves
+		 * (128-bit: a damaged file's INT64_MIN / -1 must not trap) */
+		shared += count;
+		if (!d.share_back) {
+			shared -= f.share_back ? 0 : count;
+		} else {
+			__int128 fb = f.share_back, db = d.share_back;
+
+			if (fb % db == 0 && -fb / db >= 0 && -fb / db < (__int128)count)
+				shared--;
+		}
+		if (!(f.prot_known & MMC_VPROT_WRITABLE))
+			unrec += count;
+		else if (f.prot & MMC_VPROT_WRITABLE)
+			w += count;
+		else
+			ro += count;
+		leaf[f.leaf <= MMC_VLEAF_PUD ? f.leaf : 0] += count;
+	}
+	fprintf(out, "  vmemmap: %" PRIu64 " pages, %" PRIu64 " mapping the frame of an earlier one; writable %"
+		PRIu64 ", read-only %" PRIu64, pages, shared, w, ro);
+	if (unrec)
+		fprintf(out, ", protection not recorded %" PRIu64, unrec);
+	for (unsigned int l = MMC_VLEAF_PTE; l <= MMC_VLEAF_PUD; l++)
+		if (leaf[l])
+			fprintf(out, "; %s-mapped %" PRIu64, lname[l], leaf[l]);
+	if (none)
+		fprintf(out, "; unmapped or unreadable %" PRIu64, none);
+	fputc('\n', out);
+}
+
 static void text_show(FILE *out, const struct mmc_snapshot *snap, long only)
 {
 	size_t nr = mmc_snapshot_nranges(snap);
@@ -574,6 +623,7 @@ static void text_show(FILE *out, const struct mmc_snapshot *snap, long only)
 			mmc_snapshot_range_run(snap, r, i, &pfn, &count, &first, &stride);
 			show_run(out, snap, r, pfn, count, &first, &stride);
 		}
+		show_vframes(out, snap, r);
 		fputc('\n', out);
 	}
 }
@@ -746,6 +796,16 @@ static void text_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_
 			r->a_index < 0 ? " (only in patched)" : r->b_index < 0 ? " (only in base)" : "");
 	}
 	diff_fields_text(out, res);
+	{
+		uint64_t nc = 0;
+
+		for (size_t i = 0; i < res->nranges; i++)
+			nc += res->ranges[i].vprot_not_compared;
+		if (nc)
+			fprintf(out, "\nnote: vmemmap_writable not compared on %" PRIu64
+				" vmemmap pages: one snapshot does not record the protection (a file before version 5)\n",
+				nc);
+	}
 	for (size_t i = 0; i < res->npgmap_diffs; i++)
 		fprintf(out, "%s%s\n", i ? "" : "\nPGMAP DIFFERENCES\n  ", res->pgmap_diffs[i]);
 	if (res->ngroups) {

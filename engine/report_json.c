@@ -342,6 +342,36 @@ void mmc_report_show_pfn_json(FILE *out, const struct mmc_snapshot *snap, size_t
 	fputs("}}\n", out);
 }
 
+/* The range's vmemmap frame runs: frame i of a run has share_back +
+ * i * d_share etc.; writable null where the snapshot does not record it. */
+static void json_vframes(FILE *out, const struct mmc_snapshot *snap, size_t r)
+{
+	static const char *const kind[] = { "ram", "device", "unmapped", "unreadable" };
+	static const char *const leaf[] = { "", "PTE", "PMD", "PUD" };
+	size_t nv = mmc_snapshot_range_nvframe_runs(snap, r);
+
+	fputs(",\"vframes\":[", out);
+	for (size_t j = 0; j < nv; j++) {
+		struct mmc_vframe f, d;
+		uint64_t start, count;
+
+		mmc_snapshot_range_vframe_run(snap, r, j, &start, &count, &f, &d);
+		fprintf(out, "%s{\"first\":%" PRIu64 ",\"count\":%" PRIu64 ",\"kind\":\"%s\""
+			",\"share_back\":%" PRId64 ",\"d_share\":%" PRId64 ",\"dev_off\":%" PRId64
+			",\"d_dev\":%" PRId64 ",\"paddr\":%" PRIu64 ",\"d_paddr\":%" PRId64 ",\"writable\":%s",
+			j ? "," : "", start, count, f.kind <= MMC_VF_UNREADABLE ? kind[f.kind] : "?",
+			f.share_back, d.share_back, f.dev_off, d.dev_off, f.paddr, (int64_t)d.paddr,
+			!(f.prot_known & MMC_VPROT_WRITABLE) ? "null" :
+			f.prot & MMC_VPROT_WRITABLE ? "true" : "false");
+		if (f.leaf >= MMC_VLEAF_PTE && f.leaf <= MMC_VLEAF_PUD)
+			fprintf(out, ",\"leaf\":\"%s\"", leaf[f.leaf]);
+		else
+			fputs(",\"leaf\":null", out);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
 void mmc_report_show_json(FILE *out, const struct mmc_snapshot *snap, long only)
 {
 	size_t nr = mmc_snapshot_nranges(snap);
@@ -371,7 +401,9 @@ void mmc_report_show_json(FILE *out, const struct mmc_snapshot *snap, long only)
 				json_show_decoded(out, snap, r, pfn, &rec);
 			fputc('}', out);
 		}
-		fputs("]}", out);
+		fputc(']', out);
+		json_vframes(out, snap, r);
+		fputc('}', out);
 	}
 	fputs("]}\n", out);
 }
@@ -419,10 +451,11 @@ static void json_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_
 		fprintf(out, "%s{\"start_pfn\":%" PRIu64 ",\"end_pfn\":%" PRIu64 ",\"a_index\":%" PRId64
 			",\"b_index\":%" PRId64 ",\"type\":\"%s\",\"compared\":%" PRIu64 ",\"differing\":%" PRIu64
 			",\"unreadable_a\":%" PRIu64 ",\"unreadable_b\":%" PRIu64 ",\"not_init\":%" PRIu64
-			",\"vframes_differing\":%" PRIu64 ",\"unproven\":%s,\"verdict\":\"%s\",%s",
+			",\"vframes_differing\":%" PRIu64 ",\"vprot_not_compared\":%" PRIu64
+			",\"unproven\":%s,\"verdict\":\"%s\",%s",
 			i ? "," : "", r->start_pfn, r->end_pfn, r->a_index, r->b_index,
 			mmc_report_type_short(type), r->compared, r->differing, r->unreadable_a,
-			r->unreadable_b, r->not_init, r->vframes_differing,
+			r->unreadable_b, r->not_init, r->vframes_differing, r->vprot_not_compared,
 			r->unproven ? "true" : "false", mmc_verdict_name(r->verdict),
 			res->claims ? "" : "\"fields\":{");
 		if (res->claims)

@@ -69,6 +69,7 @@ struct mmc_error *mmc_snapshot_create(const struct mmc_layout *layout,
 	copy_str(s->info.dump, sizeof(s->info.dump), dump);
 	copy_str(s->info.created_by, sizeof(s->info.created_by), created_by);
 	copy_str(s->dax_why, sizeof(s->dax_why), "not looked for");
+	snap_pools_init(s);
 	*out = s;
 	return NULL;
 }
@@ -89,6 +90,7 @@ void mmc_snapshot_destroy(struct mmc_snapshot *snap)
 		free(snap->notes[i]);
 	free(snap->notes);
 	free(snap->dax);
+	snap_pools_free(snap);
 	mmc_layout_destroy(snap->layout);
 	snap_stream_free(snap->stream);
 	free(snap);
@@ -132,18 +134,26 @@ struct mmc_error *mmc_snapshot_begin_range(struct mmc_snapshot *snap,
 					"snapshot: range [0x%llx, 0x%llx) ends before it starts",
 					(unsigned long long)range->start_pfn,
 					(unsigned long long)range->end_pfn);
-	if (range->pgmap_index >= snap->npgmaps)
+	if (range->kind == MMC_RANGE_PGMAP && range->pgmap_index >= snap->npgmaps)
 		return mmc_error_create(MMC_ERR_INPUT, NULL,
 					"snapshot: range [0x%llx, 0x%llx) names pgmap %u of %zu",
 					(unsigned long long)range->start_pfn,
 					(unsigned long long)range->end_pfn,
 					range->pgmap_index, snap->npgmaps);
+	if (range->kind != MMC_RANGE_PGMAP) {
+		struct mmc_error *err = snap_pools_check_owner(snap, range);
+
+		if (err)
+			return err;
+	}
 	if (!grow((void **)&snap->ranges, &snap->ranges_cap, snap->nranges + 1,
 		  sizeof(*snap->ranges)))
 		return mmc_error_nomem();
 	r = &snap->ranges[snap->nranges++];
 	memset(r, 0, sizeof(*r));
 	r->r = *range;
+	if (range->kind == MMC_RANGE_PGMAP)
+		r->r.owner = range->pgmap_index;
 	seq_init(&r->runs);
 	seq_init(&r->vruns);
 	r->runs.end = range->start_pfn;
@@ -529,7 +539,8 @@ struct mmc_error *mmc_snapshot_append_vframe(struct mmc_snapshot *snap,
 					"snapshot: vframe appended outside a range");
 	run = &r->vcur;
 	if (run->open && run->kind == vf->kind && run->reason == vframe_reason(vf) &&
-	    run->count < UINT64_MAX && r->nvframes < expected_vframes(snap, r)) {
+	    run->prot == vf->prot && run->prot_known == vf->prot_known &&
+	    run->leaf == vf->leaf && run->count < UINT64_MAX && r->nvframes < expected_vframes(snap, r)) {
 		if (run->count == 1) {
 			run->d_share = (int64_t)((uint64_t)vf->share_back -
 						 (uint64_t)run->share_back);
@@ -551,6 +562,24 @@ struct mmc_error *mmc_snapshot_append_vframe(struct mmc_snapshot *snap,
 	return mmc_snapshot_append_vframe_run(snap, vf, NULL, 1);
 }
 
+/*
+ * The protection of a frame: bits only where recorded, recorded only
+ * where there is a translation (RAM or device frames), a leaf level
+ * exactly with a recorded protection.
+ */
+static bool vprot_valid(const struct mmc_vframe *vf)
+{
+	bool frame = vf->kind == MMC_VF_RAM || vf->kind == MMC_VF_DEVICE;
+
+	if ((vf->prot_known & ~MMC_VPROT_ALL) || (vf->prot & ~vf->prot_known))
+		return false;
+	if (!frame && vf->prot_known)
+		return false;
+	if (vf->prot_known)
+		return vf->leaf >= MMC_VLEAF_PTE && vf->leaf <= MMC_VLEAF_PUD;
+	return vf->leaf == MMC_VLEAF_NONE;
+}
+
 static struct mmc_error *check_vrun(struct mmc_snapshot *snap, struct snap_range *r,
 				    const struct mmc_vframe *first, uint64_t count)
 {
@@ -559,6 +588,10 @@ static struct mmc_error *check_vrun(struct mmc_snapshot *snap, struct snap_range
 		return mmc_error_create(MMC_ERR_INPUT, NULL,
 					"snapshot: vframe kind %u or reason %u out of range, or empty run",
 					first->kind, first->reason);
+	if (!vprot_valid(first))
+		return mmc_error_create(MMC_ERR_INPUT, NULL,
+					"snapshot: vframe protection 0x%x (recorded 0x%x, leaf level %u) impossible for kind %u",
+					first->prot, first->prot_known, first->leaf, first->kind);
 	if (count > expected_vframes(snap, r) - r->nvframes)
 		return mmc_error_create(MMC_ERR_INPUT, NULL,
 					"snapshot: range [0x%llx, 0x%llx): more than %llu vmemmap frames",
@@ -577,6 +610,9 @@ static void fill_vrun(struct snap_vrun *run, uint64_t start, const struct mmc_vf
 	run->count = count;
 	run->kind = first->kind;
 	run->reason = vframe_reason(first);
+	run->prot = first->prot;
+	run->prot_known = first->prot_known;
+	run->leaf = first->leaf;
 	run->share_back = first->share_back;
 	run->dev_off = first->dev_off;
 	run->paddr = first->paddr;

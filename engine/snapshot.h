@@ -131,6 +131,36 @@ enum mmc_dax_state mmc_snapshot_dax(const struct mmc_snapshot *snap,
 				    const struct mmc_dax_span **spans, size_t *n,
 				    const char **why);
 
+/*
+ * HugeTLB pools (discover_hugetlb.c): the hstates and their folios, as
+ * consecutive alike folios (nrec.h).  Set before the first range of kind
+ * MMC_RANGE_HUGETLB begins (a range names its hstate).  why says what
+ * kept them from being read ("" exactly when MMC_READ_DONE); MMC_READ_NOT
+ * has no hstates; files before version 5 read as MMC_READ_NOT.  Folio
+ * spans sorted by start_pfn, not overlapping, each naming an hstate.
+ * Both tables are set before the first range (of any kind) begins: a
+ * streamed file writes them ahead of the ranges.
+ */
+#define MMC_SNAPSHOT_MAX_HSTATES 16
+#define MMC_SNAPSHOT_MAX_FOLIO_SPANS (1u << 22)
+struct mmc_error *mmc_snapshot_set_hugetlb(struct mmc_snapshot *snap,
+					   enum mmc_read_state state, const char *why,
+					   const struct mmc_shstate *hstates, size_t nh,
+					   const struct mmc_sfolios *folios, size_t nf);
+enum mmc_read_state mmc_snapshot_hugetlb(const struct mmc_snapshot *snap,
+					 const struct mmc_shstate **hstates, size_t *nh,
+					 const struct mmc_sfolios **folios, size_t *nf,
+					 const char **why);
+/* Hot-plugged memory blocks (discover_hotplug.c), the same way: sorted by
+ * start_pfn, not overlapping; set before the first range. */
+#define MMC_SNAPSHOT_MAX_MEMBLOCKS 65536
+struct mmc_error *mmc_snapshot_set_hotplug(struct mmc_snapshot *snap,
+					   enum mmc_read_state state, const char *why,
+					   const struct mmc_smemblock *blocks, size_t n);
+enum mmc_read_state mmc_snapshot_hotplug(const struct mmc_snapshot *snap,
+					 const struct mmc_smemblock **blocks, size_t *n,
+					 const char **why);
+
 #define MMC_SNAPSHOT_MAX_NOTES 16
 #define MMC_SNAPSHOT_TEXT_MAX 512
 struct mmc_error *mmc_snapshot_add_note(struct mmc_snapshot *snap, const char *note);
@@ -292,6 +322,6 @@ struct mmc_error *mmc_snapshot_append_vframe_pattern(struct mmc_snapshot *snap,
 						     uint64_t reps);
 
 #define MMC_SNAPSHOT_MAGIC "MMCSNAP"	/* 8 bytes with the NUL */
-#define MMC_SNAPSHOT_VERSION 4	/* written; versions 1 to 4 are read */
+#define MMC_SNAPSHOT_VERSION 5	/* written; versions 1 to 5 are read */
 
 #endif

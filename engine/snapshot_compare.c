@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Exact equality of two snapshots (mmc_snapshot_equal_content): info,
- * geometry, discovery status and notes, device-dax ranges, pgmaps, ranges, runs and vframe
- * runs, for the tests that prove a file round trip or two front ends
+ * geometry, discovery status and notes, device-dax ranges, pgmaps, HugeTLB
+ * pools, memory blocks, ranges, runs and vframe runs, for the tests that prove a file round trip or two front ends
  * agree.
  */
 #include <string.h>
@@ -64,7 +64,42 @@ static bool srange_same(const struct mmc_srange *a, const struct mmc_srange *b)
 	       a->pgmap_index == b->pgmap_index && a->range_index == b->range_index &&
 	       a->vmemmap_start == b->vmemmap_start &&
 	       a->reserve_start == b->reserve_start && a->reserve_end == b->reserve_end &&
-	       a->altmap_start == b->altmap_start && a->altmap_end == b->altmap_end;
+	       a->altmap_start == b->altmap_start && a->altmap_end == b->altmap_end &&
+	       a->kind == b->kind && a->owner == b->owner;
+}
+
+/* HugeTLB pools and memory blocks, field by field. */
+static bool pools_same(const struct mmc_snapshot *a, const struct mmc_snapshot *b)
+{
+	if (a->huge_state != b->huge_state || strcmp(a->huge_why, b->huge_why) ||
+	    a->nhstates != b->nhstates || a->nfolios != b->nfolios ||
+	    a->plug_state != b->plug_state || strcmp(a->plug_why, b->plug_why) ||
+	    a->nblocks != b->nblocks)
+		return false;
+	for (size_t i = 0; i < a->nhstates; i++) {
+		const struct mmc_shstate *x = &a->hstates[i], *y = &b->hstates[i];
+
+		if (x->order != y->order || x->flags != y->flags || strcmp(x->name, y->name) ||
+		    x->nr != y->nr || x->free != y->free || x->resv != y->resv ||
+		    x->surplus != y->surplus || x->kaddr != y->kaddr)
+			return false;
+	}
+	for (size_t i = 0; i < a->nfolios; i++) {
+		const struct mmc_sfolios *x = &a->folios[i], *y = &b->folios[i];
+
+		if (x->hstate != y->hstate || x->node != y->node || x->start_pfn != y->start_pfn ||
+		    x->nfolios != y->nfolios || x->list != y->list || x->vmemmap != y->vmemmap)
+			return false;
+	}
+	for (size_t i = 0; i < a->nblocks; i++) {
+		const struct mmc_smemblock *x = &a->blocks[i], *y = &b->blocks[i];
+
+		if (x->id != y->id || x->start_pfn != y->start_pfn || x->end_pfn != y->end_pfn ||
+		    x->nid != y->nid || x->state != y->state || x->flags != y->flags ||
+		    x->altmap_pfns != y->altmap_pfns || x->kaddr != y->kaddr)
+			return false;
+	}
+	return true;
 }
 
 static bool nrec_same(const struct mmc_nrec *x, const struct mmc_nrec *y)
@@ -108,6 +143,7 @@ static bool range_runs_same(const struct mmc_snapshot *a, const struct mmc_snaps
 		mmc_snapshot_range_vframe_run(a, i, j, &px, &cx, &x, &dx);
 		mmc_snapshot_range_vframe_run(b, i, j, &py, &cy, &y, &dy);
 		if (px != py || cx != cy || x.kind != y.kind || x.reason != y.reason ||
+		    x.prot != y.prot || x.prot_known != y.prot_known || x.leaf != y.leaf ||
 		    x.share_back != y.share_back || dx.share_back != dy.share_back ||
 		    x.dev_off != y.dev_off || dx.dev_off != dy.dev_off ||
 		    x.paddr != y.paddr || dx.paddr != dy.paddr)
@@ -131,7 +167,7 @@ bool mmc_snapshot_equal_content(const struct mmc_snapshot *a,
 	    a->dax_state != b->dax_state || strcmp(a->dax_why, b->dax_why) ||
 	    a->ndax != b->ndax ||
 	    a->npgmaps != b->npgmaps || a->nranges != b->nranges ||
-	    !a->layout != !b->layout)
+	    !a->layout != !b->layout || !pools_same(a, b))
 		return false;
 	if (a->layout && mmc_layout_fingerprint(a->layout) !=
 			 mmc_layout_fingerprint(b->layout))

@@ -35,6 +35,9 @@ void emit_info(struct emit *e, const struct mmc_snapshot_info *in);
 void emit_geom(struct emit *e, const struct mmc_geom *g);
 void emit_discovery(struct emit *e, const struct mmc_snapshot *snap);
 void emit_pgmaps(struct emit *e, const struct mmc_snapshot *snap);
+/* Version 5: the HUGE and HPLG sections' payloads. */
+void emit_hugetlb(struct emit *e, const struct mmc_snapshot *snap);
+void emit_hotplug(struct emit *e, const struct mmc_snapshot *snap);
 struct mmc_error *emit_layout(struct emit *e, const struct mmc_snapshot *snap);
 void emit_range_header(struct emit *e, const struct mmc_srange *r, uint64_t np,
 		       uint64_t nv);

@@ -11,6 +11,7 @@
 
 #include "mmc_util.h"
 #include "snapshot_format.h"
+#include "snapshot_rd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,126 +22,6 @@
 #include <unistd.h>
 
 /* ---- reading ---- */
-
-/* The file's bytes: all in memory (p), or read through a window (fd). */
-#define WIN_SIZE (256u << 10)
-
-struct rd {
-	const uint8_t *p;
-	int fd;
-	uint8_t *win;
-	uint64_t win_off, win_len;
-	uint64_t size;
-	uint64_t end;		/* current limit (section end) */
-	uint64_t pos;
-	uint32_t version;
-	const char *path;
-	struct mmc_error *err;
-};
-
-static struct mmc_error *bad(struct rd *r, uint64_t off, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static struct mmc_error *bad(struct rd *r, uint64_t off, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	if (r->err)
-		return r->err;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	r->err = mmc_error_create(MMC_ERR_INPUT, r->path, "byte offset %llu: %s",
-				  (unsigned long long)off, msg);
-	return r->err;
-}
-
-/* Bytes [pos, pos + n) of the file, n <= WIN_SIZE, inside it; NULL (and
- * r->err) when they cannot be read. */
-static const uint8_t *bytes(struct rd *r, uint64_t pos, uint64_t n)
-{
-	uint64_t len;
-	size_t got = 0;
-
-	if (r->p)
-		return r->p + pos;
-	if (pos >= r->win_off && pos + n <= r->win_off + r->win_len)
-		return r->win + (pos - r->win_off);
-	len = r->size - pos < WIN_SIZE ? r->size - pos : WIN_SIZE;
-	while (got < len) {
-		ssize_t k = pread(r->fd, r->win + got, len - got, (off_t)(pos + got));
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (!r->err)
-				r->err = mmc_error_os(k < 0 ? errno : EIO, r->path,
-						      "read at byte offset %llu",
-						      (unsigned long long)(pos + got));
-			r->win_len = 0;
-			return NULL;
-		}
-		got += (size_t)k;
-	}
-	r->win_off = pos;
-	r->win_len = len;
-	return r->win;
-}
-
-static bool need(struct rd *r, uint64_t n, const char *what)
-{
-	if (r->err)
-		return false;
-	if (n > r->end - r->pos) {
-		bad(r, r->pos, "truncated %s: need %llu bytes, %llu left in section",
-		    what, (unsigned long long)n, (unsigned long long)(r->end - r->pos));
-		return false;
-	}
-	return true;
-}
-
-static uint64_t get_le(struct rd *r, unsigned int n, const char *what)
-{
-	const uint8_t *b;
-	uint64_t v = 0;
-	unsigned int i;
-
-	if (!need(r, n, what) || !(b = bytes(r, r->pos, n)))
-		return 0;
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)b[i] << (8 * i);
-	r->pos += n;
-	return v;
-}
-
-static uint8_t get_u8(struct rd *r, const char *w) { return (uint8_t)get_le(r, 1, w); }
-static uint16_t get_u16(struct rd *r, const char *w) { return (uint16_t)get_le(r, 2, w); }
-static uint32_t get_u32(struct rd *r, const char *w) { return (uint32_t)get_le(r, 4, w); }
-static uint64_t get_u64(struct rd *r, const char *w) { return get_le(r, 8, w); }
-
-static void get_str(struct rd *r, char *dst, size_t size, const char *what)
-{
-	const uint8_t *b;
-	uint64_t at = r->pos;
-	uint32_t n = get_u32(r, what);
-
-	dst[0] = 0;
-	if (r->err)
-		return;
-	if (n >= size) {
-		bad(r, at, "%s: length %u exceeds %zu", what, n, size - 1);
-		return;
-	}
-	if (!need(r, n, what) || !(b = bytes(r, r->pos, n)))
-		return;
-	if (memchr(b, 0, n)) {
-		bad(r, r->pos, "%s: NUL inside the string", what);
-		return;
-	}
-	memcpy(dst, b, n);
-	dst[n] = 0;
-	r->pos += n;
-}
 
 static void get_nval(struct rd *r, struct mmc_nval *v, const char *what)
 {
@@ -154,57 +35,11 @@ static void get_nval(struct rd *r, struct mmc_nval *v, const char *what)
 	if (r->err)
 		return;
 	if (v->cls > MMC_V_OBJ)
-		bad(r, at, "%s: value class %u out of range", what, v->cls);
+		rd_bad(r, at, "%s: value class %u out of range", what, v->cls);
 	else if (v->region > MMC_R_MMID)
-		bad(r, at + 1, "%s: region %u out of range", what, v->region);
+		rd_bad(r, at + 1, "%s: region %u out of range", what, v->region);
 	else if (v->cls == MMC_V_RAW && (uint64_t)v->v != v->raw)
-		bad(r, at + 4, "%s: raw slot whose value differs from raw", what);
-}
-
-/* Enter section `tag`: sets r->end to its end.  Returns its end. */
-static uint64_t section(struct rd *r, uint64_t file_end, const char tag[4])
-{
-	uint64_t at = r->pos, len;
-	const uint8_t *b;
-
-	r->end = file_end;
-	if (!need(r, SEC_HDR, "section header") || !(b = bytes(r, r->pos, 4)))
-		return 0;
-	if (memcmp(b, tag, 4) != 0) {
-		bad(r, at, "expected section '%.4s'", tag);
-		return 0;
-	}
-	r->pos += 4;
-	len = get_u64(r, "section length");
-	if (r->err)
-		return 0;
-	if (len > file_end - r->pos) {
-		bad(r, at + 4, "section '%.4s' length %llu exceeds the %llu bytes left",
-		    tag, (unsigned long long)len, (unsigned long long)(file_end - r->pos));
-		return 0;
-	}
-	r->end = r->pos + len;
-	return r->end;
-}
-
-static void section_done(struct rd *r, const char tag[4])
-{
-	if (!r->err && r->pos != r->end)
-		bad(r, r->pos, "%llu unparsed bytes at the end of section '%.4s'",
-		    (unsigned long long)(r->end - r->pos), tag);
-}
-
-static struct mmc_error *wrap(struct rd *r, uint64_t off, struct mmc_error *err)
-{
-	if (!err)
-		return NULL;
-	if (!r->err) {
-		bad(r, off, "%s", err->message);
-		mmc_error_destroy(err);
-	} else {
-		mmc_error_destroy(err);
-	}
-	return r->err;
+		rd_bad(r, at + 4, "%s: raw slot whose value differs from raw", what);
 }
 
 static void parse_geom(struct rd *r, struct mmc_geom *g)
@@ -240,21 +75,21 @@ static void parse_geom(struct rd *r, struct mmc_geom *g)
 		return;
 	if (g->page_size == 0 || (g->page_size & (g->page_size - 1)) ||
 	    g->page_size > (1u << 24))
-		bad(r, at, "page size %u is not a power of two up to 16 MiB", g->page_size);
+		rd_bad(r, at, "page size %u is not a power of two up to 16 MiB", g->page_size);
 	else if (g->struct_page_size % 8 || g->struct_page_size > 8 * MMC_MAX_SLOTS)
-		bad(r, at + 4, "struct page size %u is not a multiple of 8 up to %d",
+		rd_bad(r, at + 4, "struct page size %u is not a multiple of 8 up to %d",
 		    g->struct_page_size, 8 * MMC_MAX_SLOTS);
 	else if (g->zones_width > 64 || g->zones_pgshift > 63 ||
 		 g->nodes_width > 64 || g->nodes_pgshift > 63 || g->nr_pageflags > 64)
-		bad(r, at + 104, "page flags layout out of range");
+		rd_bad(r, at + 104, "page flags layout out of range");
 	else if (g->pgtable_levels != 0 && g->pgtable_levels != 4 &&
 		 g->pgtable_levels != 5)
-		bad(r, at + 124, "%u page-table levels (4 or 5, or 0: not recorded)",
+		rd_bad(r, at + 124, "%u page-table levels (4 or 5, or 0: not recorded)",
 		    g->pgtable_levels);
 	else if (g->base_origin > MMC_BASES_FIXED)
-		bad(r, at + 128, "memory layout origin %u out of range", g->base_origin);
+		rd_bad(r, at + 128, "memory layout origin %u out of range", g->base_origin);
 	else if (g->levels_origin > MMC_LEVELS_PAGE_TABLES)
-		bad(r, at + 129, "paging depth origin %u out of range", g->levels_origin);
+		rd_bad(r, at + 129, "paging depth origin %u out of range", g->levels_origin);
 }
 
 static void parse_pgmaps(struct rd *r, struct mmc_snapshot *snap)
@@ -264,7 +99,7 @@ static void parse_pgmaps(struct rd *r, struct mmc_snapshot *snap)
 
 	/* each pgmap takes at least 125 bytes */
 	if (!r->err && n > (r->end - r->pos) / 125) {
-		bad(r, at, "pgmap count %u does not fit in the section", n);
+		rd_bad(r, at, "pgmap count %u does not fit in the section", n);
 		return;
 	}
 	for (i = 0; i < n && !r->err; i++) {
@@ -274,7 +109,7 @@ static void parse_pgmaps(struct rd *r, struct mmc_snapshot *snap)
 		memset(&p, 0, sizeof(p));
 		p.kaddr = get_u64(r, "pgmap");
 		p.type = (int64_t)get_u64(r, "pgmap");
-		get_str(r, p.type_name, sizeof(p.type_name), "pgmap type name");
+		rd_get_str(r, p.type_name, sizeof(p.type_name), "pgmap type name");
 		p.flags = get_u64(r, "pgmap");
 		p.vmemmap_shift = get_u32(r, "pgmap");
 		p.nr_range = get_u32(r, "pgmap");
@@ -285,7 +120,7 @@ static void parse_pgmaps(struct rd *r, struct mmc_snapshot *snap)
 			uint8_t h = get_u8(r, "pgmap");
 
 			if (!r->err && h > 1)
-				bad(r, hat, "pgmap %u: has_altmap %u is not 0 or 1", i, h);
+				rd_bad(r, hat, "pgmap %u: has_altmap %u is not 0 or 1", i, h);
 			p.has_altmap = h;
 		}
 		p.altmap_base_pfn = get_u64(r, "pgmap");
@@ -295,10 +130,10 @@ static void parse_pgmaps(struct rd *r, struct mmc_snapshot *snap)
 		p.altmap_align = get_u64(r, "pgmap");
 		p.altmap_alloc = get_u64(r, "pgmap");
 		if (!r->err && p.vmemmap_shift > 63)
-			bad(r, pat, "pgmap %u: vmemmap_shift %u out of range", i,
+			rd_bad(r, pat, "pgmap %u: vmemmap_shift %u out of range", i,
 			    p.vmemmap_shift);
 		if (!r->err)
-			wrap(r, pat, mmc_snapshot_add_pgmap(snap, &p));
+			rd_wrap(r, pat, mmc_snapshot_add_pgmap(snap, &p));
 	}
 }
 
@@ -325,20 +160,20 @@ static uint64_t read_run(struct rd *r, const char *what, uint64_t left,
 	if (r->err)
 		return 0;
 	if (count == 0 || count > left) {
-		bad(r, at, "%s: count %llu with %llu of the range's pages left", what,
+		rd_bad(r, at, "%s: count %llu with %llu of the range's pages left", what,
 		    (unsigned long long)count, (unsigned long long)left);
 		return 0;
 	}
 	if (first->state > MMC_PS_NOT_INIT) {
-		bad(r, at + 8, "%s: page state %u out of range", what, first->state);
+		rd_bad(r, at + 8, "%s: page state %u out of range", what, first->state);
 		return 0;
 	}
 	if (first->role > MMC_ROLE_SHARED) {
-		bad(r, at + 9, "%s: page role %u out of range", what, first->role);
+		rd_bad(r, at + 9, "%s: page role %u out of range", what, first->role);
 		return 0;
 	}
 	if (first->nslots > MMC_MAX_SLOTS) {
-		bad(r, at + 10, "%s: %u slots, at most %d", what, first->nslots, MMC_MAX_SLOTS);
+		rd_bad(r, at + 10, "%s: %u slots, at most %d", what, first->nslots, MMC_MAX_SLOTS);
 		return 0;
 	}
 	if (r->version < 2) {
@@ -347,7 +182,7 @@ static uint64_t read_run(struct rd *r, const char *what, uint64_t left,
 	} else if (first->state == MMC_PS_UNREADABLE ?
 		   first->reason == MMC_UR_NONE || first->reason > MMC_UR_MAX :
 		   first->reason != MMC_UR_NONE) {
-		bad(r, at + 11, "%s: reason %u for page state %u", what, first->reason,
+		rd_bad(r, at + 11, "%s: reason %u for page state %u", what, first->reason,
 		    first->state);
 		return 0;
 	}
@@ -364,7 +199,7 @@ static uint64_t read_run(struct rd *r, const char *what, uint64_t left,
 		stride->slot[k].raw = get_u64(r, "run stride");
 		if (!r->err && first->slot[k].cls == MMC_V_RAW &&
 		    (uint64_t)stride->slot[k].v != stride->slot[k].raw) {
-			bad(r, sat, "%s slot %u: raw stride differs from value stride", what, k);
+			rd_bad(r, sat, "%s slot %u: raw stride differs from value stride", what, k);
 			return 0;
 		}
 		if (!rep)
@@ -375,7 +210,7 @@ static uint64_t read_run(struct rd *r, const char *what, uint64_t left,
 		rep->slot[k].raw = get_u64(r, "pattern delta");
 		if (!r->err && first->slot[k].cls == MMC_V_RAW &&
 		    (uint64_t)rep->slot[k].v != rep->slot[k].raw)
-			bad(r, sat, "%s slot %u: raw repetition delta differs from value delta",
+			rd_bad(r, sat, "%s slot %u: raw repetition delta differs from value delta",
 			    what, k);
 	}
 	return r->err ? 0 : count;
@@ -394,7 +229,8 @@ struct seq_kind {
 	const char *pat_name;	/* "pattern" */
 	const char *unit;	/* "pages" */
 	size_t elem;		/* bytes of one first/stride/delta record */
-	uint64_t body_run;	/* bytes of one v3 body run on disk */
+	uint64_t body_run;	/* bytes of one v3/v4 body run on disk (v5: body_run5) */
+	uint64_t body_run5;
 	uint64_t (*want)(const struct mmc_snapshot *snap, const struct mmc_srange *sr);
 	uint64_t (*read)(struct rd *r, const char *what, uint64_t left,
 			 void *first, void *stride, void *rep);
@@ -426,17 +262,18 @@ static void parse_seq(struct rd *r, struct mmc_snapshot *snap, const struct mmc_
 			if (r->err)
 				break;
 			if (reps == 0 || nbody == 0) {
-				bad(r, at, "%s %llu: %llu repetitions of %u runs", k->pat_name,
+				rd_bad(r, at, "%s %llu: %llu repetitions of %u runs", k->pat_name,
 				    (unsigned long long)j, (unsigned long long)reps, nbody);
 				break;
 			}
-			if (nbody > (r->end - r->pos) / k->body_run) {
-				bad(r, at + 8, "%s %llu: %u runs do not fit in the section",
+			if (nbody > (r->end - r->pos) /
+				    (r->version >= 5 ? k->body_run5 : k->body_run)) {
+				rd_bad(r, at + 8, "%s %llu: %u runs do not fit in the section",
 				    k->pat_name, (unsigned long long)j, nbody);
 				break;
 			}
 			if (reps > 1 && nbody > PAT_MAX_BODY) {
-				bad(r, at + 8, "%s %llu: %u runs, at most %d in a repeating pattern",
+				rd_bad(r, at + 8, "%s %llu: %u runs, at most %d in a repeating pattern",
 				    k->pat_name, (unsigned long long)j, nbody, PAT_MAX_BODY);
 				break;
 			}
@@ -457,7 +294,7 @@ static void parse_seq(struct rd *r, struct mmc_snapshot *snap, const struct mmc_
 				if (r->err)
 					break;
 				seen += count;
-				wrap(r, rat, k->append_run(snap, &first, &stride, count));
+				rd_wrap(r, rat, k->append_run(snap, &first, &stride, count));
 			}
 			continue;
 		}
@@ -473,7 +310,7 @@ static void parse_seq(struct rd *r, struct mmc_snapshot *snap, const struct mmc_
 			cap = nbody;
 			if (!f || !s || !d || !counts) {
 				cap = 0;
-				wrap(r, at, mmc_error_nomem());
+				rd_wrap(r, at, mmc_error_nomem());
 				break;
 			}
 		}
@@ -487,21 +324,21 @@ static void parse_seq(struct rd *r, struct mmc_snapshot *snap, const struct mmc_
 		if (r->err)
 			break;
 		if (period > (want - seen) / reps) {
-			bad(r, at, "%s %llu: %llu repetitions of %llu %s with %llu of the range's %llu %s left",
+			rd_bad(r, at, "%s %llu: %llu repetitions of %llu %s with %llu of the range's %llu %s left",
 			    k->pat_name, (unsigned long long)j, (unsigned long long)reps,
 			    (unsigned long long)period, k->unit, (unsigned long long)(want - seen),
 			    (unsigned long long)want, k->unit);
 			break;
 		}
 		seen += period * reps;
-		wrap(r, at, k->append_pattern(snap, nbody, counts, f, s, d, reps));
+		rd_wrap(r, at, k->append_pattern(snap, nbody, counts, f, s, d, reps));
 	}
 	free(f);
 	free(s);
 	free(d);
 	free(counts);
 	if (!r->err && seen != want)
-		bad(r, r->pos, "range [0x%llx, 0x%llx): %ss hold %llu %s, want %llu",
+		rd_bad(r, r->pos, "range [0x%llx, 0x%llx): %ss hold %llu %s, want %llu",
 		    (unsigned long long)sr->start_pfn, (unsigned long long)sr->end_pfn,
 		    patterns ? k->pat_name : k->run_name, (unsigned long long)seen, k->unit,
 		    (unsigned long long)want);
@@ -535,7 +372,7 @@ static struct mmc_error *append_page_pattern(struct mmc_snapshot *snap, uint32_t
 
 static const struct seq_kind page_seq = {
 	.run_name = "run", .pat_name = "pattern", .unit = "pages",
-	.elem = sizeof(struct mmc_nrec), .body_run = RUN_HDR,
+	.elem = sizeof(struct mmc_nrec), .body_run = RUN_HDR, .body_run5 = RUN_HDR,
 	.want = want_pages, .read = read_page_run,
 	.append_run = append_page_run, .append_pattern = append_page_pattern,
 };
@@ -554,6 +391,11 @@ static uint64_t read_vrun(struct rd *r, const char *what, uint64_t left,
 		f->reason = get_u8(r, "vframe run");
 	else if (f->kind == MMC_VF_UNREADABLE)
 		f->reason = MMC_UR_UNKNOWN;
+	if (r->version >= 5) {
+		f->prot_known = get_u8(r, "vframe run");
+		f->prot = get_u8(r, "vframe run");
+		f->leaf = get_u8(r, "vframe run");
+	}
 	f->share_back = (int64_t)get_u64(r, "vframe run");
 	s->share_back = (int64_t)get_u64(r, "vframe run");
 	f->dev_off = (int64_t)get_u64(r, "vframe run");
@@ -569,18 +411,27 @@ static uint64_t read_vrun(struct rd *r, const char *what, uint64_t left,
 	if (r->err)
 		return 0;
 	if (count == 0 || count > left) {
-		bad(r, at, "%s: count %llu with %llu frames left", what,
+		rd_bad(r, at, "%s: count %llu with %llu frames left", what,
 		    (unsigned long long)count, (unsigned long long)left);
 		return 0;
 	}
 	if (f->kind > MMC_VF_UNREADABLE) {
-		bad(r, at + 8, "%s: kind %u out of range", what, f->kind);
+		rd_bad(r, at + 8, "%s: kind %u out of range", what, f->kind);
 		return 0;
 	}
 	if (f->kind == MMC_VF_UNREADABLE ?
 	    f->reason == MMC_UR_NONE || f->reason > MMC_UR_MAX :
 	    f->reason != MMC_UR_NONE) {
-		bad(r, at + 9, "%s: reason %u for kind %u", what, f->reason, f->kind);
+		rd_bad(r, at + 9, "%s: reason %u for kind %u", what, f->reason, f->kind);
+		return 0;
+	}
+	if ((f->prot_known & ~MMC_VPROT_ALL) || (f->prot & ~f->prot_known) ||
+	    ((f->kind == MMC_VF_RAM || f->kind == MMC_VF_DEVICE) ?
+	     (f->prot_known ? f->leaf < MMC_VLEAF_PTE || f->leaf > MMC_VLEAF_PUD :
+			      f->leaf != MMC_VLEAF_NONE) :
+	     f->prot_known || f->leaf)) {
+		rd_bad(r, at + 10, "%s: protection 0x%x (recorded 0x%x), leaf level %u for kind %u",
+		    what, f->prot, f->prot_known, f->leaf, f->kind);
 		return 0;
 	}
 	return count;
@@ -617,7 +468,7 @@ static struct mmc_error *append_vframe_pattern(struct mmc_snapshot *snap, uint32
 
 static const struct seq_kind vframe_seq = {
 	.run_name = "vframe run", .pat_name = "vframe pattern", .unit = "vmemmap frames",
-	.elem = sizeof(struct mmc_vframe), .body_run = VRUN_SIZE,
+	.elem = sizeof(struct mmc_vframe), .body_run = VRUN_SIZE_V2, .body_run5 = VRUN_SIZE,
 	.want = want_vframes, .read = read_vframe_run,
 	.append_run = append_vframe_run, .append_pattern = append_vframe_pattern,
 };
@@ -626,13 +477,15 @@ static void parse_ranges(struct rd *r, struct mmc_snapshot *snap)
 {
 	uint64_t run_hdr = r->version >= 3 ? PAT_HDR + RUN_HDR :
 			   r->version >= 2 ? RUN_HDR : RUN_HDR_V1;
-	uint64_t vrun_size = r->version >= 3 ? PAT_HDR + VRUN_SIZE :
-			     r->version >= 2 ? VRUN_SIZE : VRUN_SIZE_V1;
+	uint64_t vrun_size = r->version >= 5 ? PAT_HDR + VRUN_SIZE :
+			     r->version >= 3 ? PAT_HDR + VRUN_SIZE_V2 :
+			     r->version >= 2 ? VRUN_SIZE_V2 : VRUN_SIZE_V1;
+	uint64_t range_hdr = r->version >= 5 ? RANGE_HDR : RANGE_HDR_V1;
 	uint64_t at = r->pos;
 	uint32_t n = get_u32(r, "range count"), i;
 
-	if (!r->err && n > (r->end - r->pos) / RANGE_HDR) {
-		bad(r, at, "range count %u does not fit in the section", n);
+	if (!r->err && n > (r->end - r->pos) / range_hdr) {
+		rd_bad(r, at, "range count %u does not fit in the section", n);
 		return;
 	}
 	for (i = 0; i < n && !r->err; i++) {
@@ -649,38 +502,53 @@ static void parse_ranges(struct rd *r, struct mmc_snapshot *snap)
 		sr.reserve_end = get_u64(r, "range");
 		sr.altmap_start = get_u64(r, "range");
 		sr.altmap_end = get_u64(r, "range");
+		if (r->version >= 5) {
+			sr.kind = get_u8(r, "range kind");
+			sr.owner = get_u32(r, "range owner");
+		} else {
+			sr.owner = sr.pgmap_index;
+		}
 		nat = r->pos;
 		nruns = get_u64(r, "range run count");
 		nv = get_u64(r, "range vframe run count");
 		if (r->err)
 			return;
 		if (sr.end_pfn < sr.start_pfn) {
-			bad(r, rat, "range %u ends before it starts", i);
+			rd_bad(r, rat, "range %u ends before it starts", i);
 			return;
 		}
 		if ((sr.end_pfn - sr.start_pfn) > (UINT64_MAX >> 8)) {
-			bad(r, rat, "range %u: %llu pages is too many", i,
+			rd_bad(r, rat, "range %u: %llu pages is too many", i,
 			    (unsigned long long)(sr.end_pfn - sr.start_pfn));
 			return;
 		}
-		if (sr.pgmap_index >= mmc_snapshot_npgmaps(snap)) {
-			bad(r, rat + 16, "range %u: pgmap %u of %zu", i, sr.pgmap_index,
+		if (sr.kind >= MMC_RANGE_KINDS) {
+			rd_bad(r, rat + 64, "range %u: kind %u out of range", i, sr.kind);
+			return;
+		}
+		if (sr.kind == MMC_RANGE_PGMAP && sr.pgmap_index >= mmc_snapshot_npgmaps(snap)) {
+			rd_bad(r, rat + 16, "range %u: pgmap %u of %zu", i, sr.pgmap_index,
 			    mmc_snapshot_npgmaps(snap));
+			return;
+		}
+		if (sr.kind == MMC_RANGE_PGMAP && sr.owner != sr.pgmap_index) {
+			rd_bad(r, rat + 65, "range %u: owner %u is not its pgmap %u", i, sr.owner,
+			    sr.pgmap_index);
 			return;
 		}
 		if (nruns > (r->end - r->pos) / run_hdr ||
 		    nv > (r->end - r->pos) / vrun_size ||
 		    nruns * run_hdr + nv * vrun_size > r->end - r->pos) {
-			bad(r, nat, "range %u: %llu runs and %llu vframe runs do not fit in the section",
+			rd_bad(r, nat, "range %u: %llu runs and %llu vframe runs do not fit in the section",
 			    i, (unsigned long long)nruns, (unsigned long long)nv);
 			return;
 		}
-		if (wrap(r, rat, mmc_snapshot_begin_range(snap, &sr)))
+		if (rd_wrap(r, rat, mmc_snapshot_begin_range(snap, &sr)))
 			return;
 		parse_seq(r, snap, &sr, nruns, &page_seq);
 		parse_seq(r, snap, &sr, nv, &vframe_seq);
 		if (!r->err)
-			wrap(r, r->pos, mmc_snapshot_end_range(snap));
+			rd_wrap(r, r->pos, mmc_snapshot_end_range(snap));
 	}
 }
 
@@ -697,21 +565,21 @@ static void parse_dax(struct rd *r, struct mmc_snapshot *snap)
 		snprintf(why, sizeof(why),
 			 "snapshot file version %u does not carry device-dax ranges",
 			 r->version);
-		wrap(r, at, mmc_snapshot_set_dax(snap, MMC_DAX_NOT_READ, why, NULL, 0));
+		rd_wrap(r, at, mmc_snapshot_set_dax(snap, MMC_DAX_NOT_READ, why, NULL, 0));
 		return;
 	}
 	state = get_u8(r, "device-dax state");
-	get_str(r, why, sizeof(why), "device-dax reason");
+	rd_get_str(r, why, sizeof(why), "device-dax reason");
 	n = get_u32(r, "device-dax range count");
 	if (r->err)
 		return;
 	if (n > MMC_SNAPSHOT_MAX_DAX) {
-		bad(r, at, "%u device-dax ranges, at most %d", n, MMC_SNAPSHOT_MAX_DAX);
+		rd_bad(r, at, "%u device-dax ranges, at most %d", n, MMC_SNAPSHOT_MAX_DAX);
 		return;
 	}
 	spans = calloc(n ? n : 1, sizeof(*spans));
 	if (!spans) {
-		wrap(r, at, mmc_error_nomem());
+		rd_wrap(r, at, mmc_error_nomem());
 		return;
 	}
 	for (i = 0; i < n && !r->err; i++) {
@@ -720,7 +588,7 @@ static void parse_dax(struct rd *r, struct mmc_snapshot *snap)
 		spans[i].end_pfn = get_u64(r, "device-dax end");
 	}
 	if (!r->err)
-		wrap(r, at, mmc_snapshot_set_dax(snap, state, why, spans, n));
+		rd_wrap(r, at, mmc_snapshot_set_dax(snap, state, why, spans, n));
 	free(spans);
 }
 
@@ -734,15 +602,15 @@ static void parse_discovery(struct rd *r, struct mmc_snapshot *snap)
 	complete = get_u8(r, "discovery");
 	has_addr = get_u8(r, "discovery");
 	addr = get_u64(r, "discovery");
-	get_str(r, text, sizeof(text), "discovery problem");
+	rd_get_str(r, text, sizeof(text), "discovery problem");
 	if (r->err)
 		return;
 	if (complete > 1 || has_addr > 1) {
-		bad(r, at, "discovery flags %u, %u are not 0 or 1", complete, has_addr);
+		rd_bad(r, at, "discovery flags %u, %u are not 0 or 1", complete, has_addr);
 		return;
 	}
 	if (complete ? (has_addr || addr || text[0]) : !text[0]) {
-		bad(r, at, "discovery %s but a problem is %s", complete ? "complete" : "incomplete",
+		rd_bad(r, at, "discovery %s but a problem is %s", complete ? "complete" : "incomplete",
 		    complete ? "recorded" : "not named");
 		return;
 	}
@@ -751,13 +619,13 @@ static void parse_discovery(struct rd *r, struct mmc_snapshot *snap)
 	nat = r->pos;
 	n = get_u32(r, "note count");
 	if (!r->err && n > MMC_SNAPSHOT_MAX_NOTES) {
-		bad(r, nat, "%u notes, at most %d", n, MMC_SNAPSHOT_MAX_NOTES);
+		rd_bad(r, nat, "%u notes, at most %d", n, MMC_SNAPSHOT_MAX_NOTES);
 		return;
 	}
 	for (i = 0; i < n && !r->err; i++) {
-		get_str(r, text, sizeof(text), "note");
+		rd_get_str(r, text, sizeof(text), "note");
 		if (!r->err)
-			wrap(r, r->pos, mmc_snapshot_add_note(snap, text));
+			rd_wrap(r, r->pos, mmc_snapshot_add_note(snap, text));
 	}
 	if (!r->err)
 		parse_dax(r, snap);
@@ -800,7 +668,7 @@ static uint64_t checksum(struct rd *r, uint64_t n)
 		return mmc_fnv1a(h, r->p, n);
 	while (pos < n && !r->err) {
 		uint64_t k = n - pos < WIN_SIZE ? n - pos : WIN_SIZE;
-		const uint8_t *b = bytes(r, pos, k);
+		const uint8_t *b = rd_bytes(r, pos, k);
 
 		if (b)
 			h = mmc_fnv1a(h, b, k);
@@ -841,52 +709,52 @@ static struct mmc_error *parse(struct rd *r_, struct mmc_snapshot **out)
 					HDR_SIZE + TRAILER);
 	r.end = size;
 	body = size - TRAILER;
-	if (!(hdr = bytes(&r, 0, HDR_SIZE)))
+	if (!(hdr = rd_bytes(&r, 0, HDR_SIZE)))
 		goto out;
 	if (memcmp(hdr, MMC_SNAPSHOT_MAGIC, 8) != 0) {
-		bad(&r, 0, "bad magic: not a memmapcheck snapshot");
+		rd_bad(&r, 0, "bad magic: not a memmapcheck snapshot");
 		goto out;
 	}
 	r.pos = 8;
 	version = get_u32(&r, "version");
 	if (version < 1 || version > MMC_SNAPSHOT_VERSION) {
-		bad(&r, 8, "unsupported version %u (this build reads 1 to %d)", version,
+		rd_bad(&r, 8, "unsupported version %u (this build reads 1 to %d)", version,
 		    MMC_SNAPSHOT_VERSION);
 		goto out;
 	}
 	r.version = version;
 	if (get_u32(&r, "flags") != 0) {
-		bad(&r, 12, "unknown flags");
+		rd_bad(&r, 12, "unknown flags");
 		goto out;
 	}
 	declared = get_u64(&r, "file size");
 	if (declared != size) {
-		bad(&r, 16, "header says %llu bytes, the file has %llu (truncated or appended to)",
+		rd_bad(&r, 16, "header says %llu bytes, the file has %llu (truncated or appended to)",
 		    (unsigned long long)declared, (unsigned long long)size);
 		goto out;
 	}
 	r.pos = body;
 	stored = get_u64(&r, "checksum");
 	if (stored != checksum(&r, body) && !r.err) {
-		bad(&r, body, "checksum mismatch: file is corrupt");
+		rd_bad(&r, body, "checksum mismatch: file is corrupt");
 		goto out;
 	}
 	r.pos = HDR_SIZE;
 
 	memset(&info, 0, sizeof(info));
-	end = section(&r, body, SNAP_TAG_INFO);
-	get_str(&r, info.release, sizeof(info.release), "release");
-	get_str(&r, info.build_id, sizeof(info.build_id), "build-id");
+	end = rd_section(&r, body, SNAP_TAG_INFO);
+	rd_get_str(&r, info.release, sizeof(info.release), "release");
+	rd_get_str(&r, info.build_id, sizeof(info.build_id), "build-id");
 	info.layout_fingerprint = get_u64(&r, "layout fingerprint");
-	get_str(&r, info.dump, sizeof(info.dump), "dump");
-	get_str(&r, info.layout_source, sizeof(info.layout_source), "layout source");
-	get_str(&r, info.created_by, sizeof(info.created_by), "created by");
-	section_done(&r, SNAP_TAG_INFO);
+	rd_get_str(&r, info.dump, sizeof(info.dump), "dump");
+	rd_get_str(&r, info.layout_source, sizeof(info.layout_source), "layout source");
+	rd_get_str(&r, info.created_by, sizeof(info.created_by), "created by");
+	rd_section_done(&r, SNAP_TAG_INFO);
 	if (r.err)
 		goto out;
 	(void)end;
 
-	end = section(&r, body, SNAP_TAG_LAYOUT);
+	end = rd_section(&r, body, SNAP_TAG_LAYOUT);
 	if (r.err)
 		goto out;
 	lat = r.pos;
@@ -899,7 +767,7 @@ static struct mmc_error *parse(struct rd *r_, struct mmc_snapshot **out)
 		} else {
 			for (uint64_t k = 0; k < llen && !r.err; k += WIN_SIZE) {
 				uint64_t n = llen - k < WIN_SIZE ? llen - k : WIN_SIZE;
-				const uint8_t *b = bytes(&r, lat + k, n);
+				const uint8_t *b = rd_bytes(&r, lat + k, n);
 
 				if (b)
 					memcpy(ltext + k, b, n);
@@ -909,12 +777,12 @@ static struct mmc_error *parse(struct rd *r_, struct mmc_snapshot **out)
 			err = mmc_layout_parse_text(ltext, llen, r.path, &layout);
 		}
 		if (err) {
-			bad(&r, lat, "embedded layout: %s", err->message);
+			rd_bad(&r, lat, "embedded layout: %s", err->message);
 			mmc_error_destroy(err);
 			goto out;
 		}
 		if (mmc_layout_fingerprint(layout) != info.layout_fingerprint) {
-			bad(&r, lat, "embedded layout fingerprint %016llx, info says %016llx",
+			rd_bad(&r, lat, "embedded layout fingerprint %016llx, info says %016llx",
 			    (unsigned long long)mmc_layout_fingerprint(layout),
 			    (unsigned long long)info.layout_fingerprint);
 			goto out;
@@ -922,35 +790,36 @@ static struct mmc_error *parse(struct rd *r_, struct mmc_snapshot **out)
 	}
 	r.pos = end;
 
-	section(&r, body, SNAP_TAG_GEOM);
+	rd_section(&r, body, SNAP_TAG_GEOM);
 	parse_geom(&r, &geom);
-	section_done(&r, SNAP_TAG_GEOM);
+	rd_section_done(&r, SNAP_TAG_GEOM);
 	if (r.err)
 		goto out;
 
-	if (wrap(&r, HDR_SIZE, mmc_snapshot_create(layout, &geom, info.dump,
+	if (rd_wrap(&r, HDR_SIZE, mmc_snapshot_create(layout, &geom, info.dump,
 						   info.created_by, &snap)))
 		goto out;
 	mmc_snapshot_set_info(snap, &info);
 
-	section(&r, body, SNAP_TAG_PGMAPS);
+	rd_section(&r, body, SNAP_TAG_PGMAPS);
 	parse_pgmaps(&r, snap);
-	section_done(&r, SNAP_TAG_PGMAPS);
+	rd_section_done(&r, SNAP_TAG_PGMAPS);
+	rd_parse_pools(&r, body, snap);
 	if (r.err)
 		goto out;
 
-	section(&r, body, SNAP_TAG_RANGES);
+	rd_section(&r, body, SNAP_TAG_RANGES);
 	parse_ranges(&r, snap);
-	section_done(&r, SNAP_TAG_RANGES);
+	rd_section_done(&r, SNAP_TAG_RANGES);
 	if (!r.err && version >= 2) {
-		section(&r, body, SNAP_TAG_DISCOVERY);
+		rd_section(&r, body, SNAP_TAG_DISCOVERY);
 		parse_discovery(&r, snap);
-		section_done(&r, SNAP_TAG_DISCOVERY);
+		rd_section_done(&r, SNAP_TAG_DISCOVERY);
 	} else if (!r.err) {
 		parse_dax(&r, snap);
 	}
 	if (!r.err && r.pos != body)
-		bad(&r, r.pos, "%llu bytes after the last section",
+		rd_bad(&r, r.pos, "%llu bytes after the last section",
 		    (unsigned long long)(body - r.pos));
 out:
 	free(ltext);

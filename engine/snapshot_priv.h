@@ -46,6 +46,7 @@ struct snap_vrun {
 	uint64_t count;
 	uint8_t kind;
 	uint8_t reason;		/* enum mmc_unread_reason */
+	uint8_t prot, prot_known, leaf;	/* as struct mmc_vframe, the same for the run */
 	int64_t share_back, d_share;
 	int64_t dev_off, d_dev;
 	uint64_t paddr, d_paddr;
@@ -84,6 +85,17 @@ struct mmc_snapshot {
 	char dax_why[MMC_SNAPSHOT_TEXT_MAX];
 	struct mmc_dax_span *dax;
 	size_t ndax;
+	/* HugeTLB pools and hot-plugged memory blocks (snapshot_pools.c) */
+	enum mmc_read_state huge_state;
+	char huge_why[MMC_SNAPSHOT_TEXT_MAX];
+	struct mmc_shstate *hstates;
+	size_t nhstates;
+	struct mmc_sfolios *folios;
+	size_t nfolios;
+	enum mmc_read_state plug_state;
+	char plug_why[MMC_SNAPSHOT_TEXT_MAX];
+	struct mmc_smemblock *blocks;
+	size_t nblocks;
 	/* written to a file as built (snapshot_stream.c); once finished,
 	 * the runs are gone */
 	struct snap_stream *stream;
@@ -95,6 +107,13 @@ static inline int64_t lin(int64_t v, int64_t dv, uint64_t i)
 {
 	return (int64_t)((uint64_t)v + (uint64_t)dv * i);
 }
+
+/* snapshot_pools.c: the initial why of each table, and freeing them */
+void snap_pools_init(struct mmc_snapshot *snap);
+void snap_pools_free(struct mmc_snapshot *snap);
+/* May a range of this kind name this owner? NULL if so. */
+struct mmc_error *snap_pools_check_owner(const struct mmc_snapshot *snap,
+					 const struct mmc_srange *range);
 
 /* Streaming (snapshot_stream.c): the open range begins, closed patterns
  * go out (all of them when final), the open range ends. */

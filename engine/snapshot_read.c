@@ -78,7 +78,8 @@ void snap_vrun_item(const struct snap_vrun *v, struct seq_item *it)
 	it->count = v->count;
 	it->nshape = 4;
 	it->nlin = 3;
-	it->w[0] = v->kind | (uint64_t)v->reason << 8;
+	it->w[0] = v->kind | (uint64_t)v->reason << 8 | (uint64_t)v->prot << 16 |
+		   (uint64_t)v->prot_known << 24 | (uint64_t)v->leaf << 32;
 	it->w[1] = (uint64_t)v->d_share;
 	it->w[2] = (uint64_t)v->d_dev;
 	it->w[3] = v->d_paddr;
@@ -87,21 +88,29 @@ void snap_vrun_item(const struct snap_vrun *v, struct seq_item *it)
 	it->w[6] = v->paddr;
 }
 
+/* The shape word's fields (snap_vrun_item()): equal over a run. */
+static void vrun_shape(uint64_t w, struct mmc_vframe *vf)
+{
+	vf->kind = (uint8_t)w;
+	vf->reason = (uint8_t)(w >> 8);
+	vf->prot = (uint8_t)(w >> 16);
+	vf->prot_known = (uint8_t)(w >> 24);
+	vf->leaf = (uint8_t)(w >> 32);
+}
+
 void snap_item_vrun(const struct seq_item *it, struct mmc_vframe *first,
 		    struct mmc_vframe *stride)
 {
 	if (first) {
 		memset(first, 0, sizeof(*first));
-		first->kind = (uint8_t)it->w[0];
-		first->reason = (uint8_t)(it->w[0] >> 8);
+		vrun_shape(it->w[0], first);
 		first->share_back = (int64_t)it->w[4];
 		first->dev_off = (int64_t)it->w[5];
 		first->paddr = it->w[6];
 	}
 	if (stride) {
 		memset(stride, 0, sizeof(*stride));
-		stride->kind = (uint8_t)it->w[0];
-		stride->reason = (uint8_t)(it->w[0] >> 8);
+		vrun_shape(it->w[0], stride);
 		stride->share_back = (int64_t)it->w[1];
 		stride->dev_off = (int64_t)it->w[2];
 		stride->paddr = it->w[3];
@@ -345,8 +354,7 @@ void mmc_snapshot_range_vframe(const struct mmc_snapshot *snap, size_t range,
 	seq_get(&r->vruns, seq_find(&r->vruns, i), &it);
 	snap_item_vrun(&it, &first, &stride);
 	k = i - it.start;
-	vf->kind = first.kind;
-	vf->reason = first.reason;
+	vrun_shape(it.w[0], vf);
 	vf->share_back = lin(first.share_back, stride.share_back, k);
 	vf->dev_off = lin(first.dev_off, stride.dev_off, k);
 	vf->paddr = first.paddr + stride.paddr * k;
@@ -424,8 +432,7 @@ void mmc_snapshot_range_vframe_pattern_run(const struct mmc_snapshot *snap, size
 	snap_item_vrun(&it, first, stride);
 	if (rep_delta) {
 		memset(rep_delta, 0, sizeof(*rep_delta));
-		rep_delta->kind = (uint8_t)it.w[0];
-		rep_delta->reason = (uint8_t)(it.w[0] >> 8);
+		vrun_shape(it.w[0], rep_delta);
 		rep_delta->share_back = (int64_t)dlin[0];
 		rep_delta->dev_off = (int64_t)dlin[1];
 		rep_delta->paddr = dlin[2];

@@ -106,16 +106,23 @@ struct mmc_error *mmc_snapshot_stream_open(struct mmc_snapshot *snap, FILE *f,
 	return NULL;
 }
 
-/* The pgmaps are all known at the first range (pgmaps come first). */
+/* The pgmaps, HugeTLB pools and memory blocks are all known at the first
+ * range (they come first). */
 static void start_ranges(struct mmc_snapshot *snap, struct snap_stream *st)
 {
-	struct emit pgm = { 0 };
+	struct emit pgm = { 0 }, huge = { 0 }, plug = { 0 };
 
 	emit_pgmaps(&pgm, snap);
-	if (pgm.failed)
+	emit_hugetlb(&huge, snap);
+	emit_hotplug(&plug, snap);
+	if (pgm.failed || huge.failed || plug.failed)
 		st->out.failed = true;
 	put_section(&st->out, SNAP_TAG_PGMAPS, &pgm);
+	put_section(&st->out, SNAP_TAG_HUGETLB, &huge);
+	put_section(&st->out, SNAP_TAG_HOTPLUG, &plug);
 	free(pgm.buf);
+	free(huge.buf);
+	free(plug.buf);
 	put(&st->out, SNAP_TAG_RANGES, 4);
 	st->rngs_len_at = st->out.n;
 	put_u64(&st->out, 0);

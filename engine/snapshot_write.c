@@ -263,6 +263,9 @@ void emit_vframe_patterns(struct emit *e, const struct mmc_snapshot *snap, size_
 			put_u64(e, count);
 			put_u8(e, first.kind);
 			put_u8(e, first.reason);
+			put_u8(e, first.prot_known);
+			put_u8(e, first.prot);
+			put_u8(e, first.leaf);
 			put_u64(e, (uint64_t)first.share_back);
 			put_u64(e, (uint64_t)stride.share_back);
 			put_u64(e, (uint64_t)first.dev_off);
@@ -290,6 +293,8 @@ void emit_range_header(struct emit *e, const struct mmc_srange *r, uint64_t np,
 	put_u64(e, r->reserve_end);
 	put_u64(e, r->altmap_start);
 	put_u64(e, r->altmap_end);
+	put_u8(e, r->kind);
+	put_u32(e, r->owner);
 	put_u64(e, np);
 	put_u64(e, nv);
 }
@@ -306,6 +311,58 @@ static void emit_ranges(struct emit *e, const struct mmc_snapshot *snap)
 		emit_range_header(e, mmc_snapshot_range(snap, i), np, nv);
 		emit_page_patterns(e, snap, i, 0, np);
 		emit_vframe_patterns(e, snap, i, 0, nv);
+	}
+}
+
+void emit_hugetlb(struct emit *e, const struct mmc_snapshot *snap)
+{
+	const struct mmc_shstate *h;
+	const struct mmc_sfolios *f;
+	const char *why;
+	size_t nh, nf;
+
+	put_u8(e, (uint8_t)mmc_snapshot_hugetlb(snap, &h, &nh, &f, &nf, &why));
+	put_str(e, why);
+	put_u32(e, nh);
+	for (size_t i = 0; i < nh; i++) {
+		put_u32(e, h[i].order);
+		put_u32(e, h[i].flags);
+		put_u64(e, h[i].nr);
+		put_u64(e, h[i].free);
+		put_u64(e, h[i].resv);
+		put_u64(e, h[i].surplus);
+		put_u64(e, h[i].kaddr);
+		put_str(e, h[i].name);
+	}
+	put_u32(e, nf);
+	for (size_t i = 0; i < nf; i++) {
+		put_u32(e, f[i].hstate);
+		put_u32(e, f[i].node);
+		put_u64(e, f[i].start_pfn);
+		put_u64(e, f[i].nfolios);
+		put_u8(e, f[i].list);
+		put_u8(e, f[i].vmemmap);
+	}
+}
+
+void emit_hotplug(struct emit *e, const struct mmc_snapshot *snap)
+{
+	const struct mmc_smemblock *b;
+	const char *why;
+	size_t n;
+
+	put_u8(e, (uint8_t)mmc_snapshot_hotplug(snap, &b, &n, &why));
+	put_str(e, why);
+	put_u32(e, n);
+	for (size_t i = 0; i < n; i++) {
+		put_u64(e, b[i].id);
+		put_u64(e, b[i].start_pfn);
+		put_u64(e, b[i].end_pfn);
+		put_u32(e, b[i].nid);
+		put_u32(e, b[i].state);
+		put_u32(e, b[i].flags);
+		put_u64(e, b[i].altmap_pfns);
+		put_u64(e, b[i].kaddr);
 	}
 }
 
@@ -341,7 +398,7 @@ struct mmc_error *mmc_snapshot_write(const struct mmc_snapshot *snap, FILE *f,
 				     const char *name)
 {
 	struct emit info = { 0 }, layt = { 0 }, geom = { 0 }, pgm = { 0 };
-	struct emit disc = { 0 };
+	struct emit disc = { 0 }, huge = { 0 }, plug = { 0 };
 	struct emit out = { 0 };
 	struct mmc_error *err = NULL;
 	uint64_t rlen, total, start_n;
@@ -354,16 +411,19 @@ struct mmc_error *mmc_snapshot_write(const struct mmc_snapshot *snap, FILE *f,
 	emit_geom(&geom, mmc_snapshot_geom(snap));
 	emit_pgmaps(&pgm, snap);
 	emit_discovery(&disc, snap);
+	emit_hugetlb(&huge, snap);
+	emit_hotplug(&plug, snap);
 	err = emit_layout(&layt, snap);
 	if (err)
 		goto out;
-	if (info.failed || layt.failed || geom.failed || pgm.failed || disc.failed) {
+	if (info.failed || layt.failed || geom.failed || pgm.failed || disc.failed ||
+	    huge.failed || plug.failed) {
 		err = mmc_error_nomem();
 		goto out;
 	}
 	rlen = ranges_len(snap);
-	total = HDR_SIZE + 6 * SEC_HDR + info.len + layt.len + geom.len + pgm.len +
-		rlen + disc.len + TRAILER;
+	total = HDR_SIZE + 8 * SEC_HDR + info.len + layt.len + geom.len + pgm.len +
+		huge.len + plug.len + rlen + disc.len + TRAILER;
 
 	out.f = f;
 	out.hash = MMC_FNV1A_INIT;
@@ -375,6 +435,8 @@ struct mmc_error *mmc_snapshot_write(const struct mmc_snapshot *snap, FILE *f,
 	put_section(&out, SNAP_TAG_LAYOUT, &layt);
 	put_section(&out, SNAP_TAG_GEOM, &geom);
 	put_section(&out, SNAP_TAG_PGMAPS, &pgm);
+	put_section(&out, SNAP_TAG_HUGETLB, &huge);
+	put_section(&out, SNAP_TAG_HOTPLUG, &plug);
 	put(&out, SNAP_TAG_RANGES, 4);
 	put_u64(&out, rlen);
 	start_n = out.n;
@@ -400,6 +462,8 @@ out:
 	free(geom.buf);
 	free(pgm.buf);
 	free(disc.buf);
+	free(huge.buf);
+	free(plug.buf);
 	return err;
 }
 

@@ -157,6 +157,9 @@ static struct mmc_error *emit_vframe(struct walker *w, const struct mmc_srange *
 		fpfn = it->vpaddr[j] / w->ps;
 		vf.paddr = it->vpaddr[j];
 		vf.share_back = it->vshare[j];
+		vf.prot = it->vprot[j];
+		vf.prot_known = MMC_VPROT_ALL;
+		vf.leaf = it->vleaf[j];
 		if (fpfn >= r->start_pfn && fpfn < r->end_pfn) {
 			vf.kind = MMC_VF_DEVICE;
 			vf.dev_off = (int64_t)(fpfn - r->start_pfn);

@@ -40,6 +40,8 @@ struct witem {
 	uint8_t vstate[WIN_VPAGES + 1];
 	uint8_t vreason[WIN_VPAGES + 1];	/* enum mmc_unread_reason, VS_UNREADABLE */
 	uint64_t vpaddr[WIN_VPAGES + 1];
+	uint8_t vprot[WIN_VPAGES + 1];	/* VS_OK: enum mmc_vprot of the mapping */
+	uint8_t vleaf[WIN_VPAGES + 1];	/* VS_OK: enum mmc_vleaf */
 	int64_t vshare[WIN_VPAGES + 1];	/* > 0: pages back to the first mapping the frame */
 	struct mmc_nrec hole_rec;	/* WI_HOLE: every pfn's record ... */
 	struct mmc_vframe hole_vf;	/* ... and every new vmemmap page's frame */
@@ -69,6 +71,7 @@ struct wplan {
 	uint64_t share_gen;
 	/* the last huge mapping translated: the page tables do not change */
 	uint64_t huge_va, huge_size, huge_pa;
+	uint8_t huge_prot, huge_leaf;
 };
 
 /* Which init path wrote pfn's struct page, by the range's roles (discovery). */

@@ -134,19 +134,23 @@ static struct mmc_error *plan_frames(struct wplan *p, struct witem *it)
 	unsigned int j;
 
 	for (j = 0; j < it->nv; j++) {
-		uint64_t vaddr = (it->wvpn + j) * p->ps, paddr = 0, size = 0;
+		uint64_t vaddr = (it->wvpn + j) * p->ps, size;
 		uint64_t rel = it->wvpn + j - p->vfirst;
-		bool mapped = false;
+		struct mmc_xlat x;
 
 		it->vshare[j] = 0;
 		it->vreason[j] = MMC_UR_NONE;
+		it->vprot[j] = it->vleaf[j] = 0;
 		if (p->huge_size && vaddr - p->huge_va < p->huge_size) {
 			/* inside the 2 MiB/1 GiB mapping translated last */
 			it->vstate[j] = VS_OK;
 			it->vpaddr[j] = p->huge_pa + (vaddr - p->huge_va);
+			it->vprot[j] = p->huge_prot;
+			it->vleaf[j] = p->huge_leaf;
 			goto share;
 		}
-		err = mmc_pgtable_translate(p->k->pgt, vaddr, &mapped, &paddr, &size);
+		err = mmc_pgtable_xlate(p->k->pgt, vaddr, &x);
+		size = x.page_size;
 		if (err) {
 			if (!translation_unreadable(err))
 				return mmc_error_prefix(err, "translating vmemmap 0x%llx",
@@ -156,16 +160,20 @@ static struct mmc_error *plan_frames(struct wplan *p, struct witem *it)
 			mmc_error_destroy(err);
 			continue;
 		}
-		if (!mapped) {
+		if (!x.mapped) {
 			it->vstate[j] = VS_UNMAPPED;
 			continue;
 		}
 		it->vstate[j] = VS_OK;
-		it->vpaddr[j] = paddr & ~(p->ps - 1);
+		it->vpaddr[j] = x.paddr & ~(p->ps - 1);
+		it->vprot[j] = x.prot;
+		it->vleaf[j] = x.leaf;
 		if (size > p->ps && !(size & (size - 1))) {
 			p->huge_va = vaddr & ~(size - 1);
 			p->huge_size = size;
 			p->huge_pa = it->vpaddr[j] - (vaddr - p->huge_va);
+			p->huge_prot = x.prot;
+			p->huge_leaf = x.leaf;
 		}
 share:
 		if (rel % p->share_period == 0)

@@ -6,7 +6,7 @@
  * usage: mksynth CORE LAYOUT [reboot] [tail-refcount] [bad-tail] [wild-tail]
  *                [head-cycle] [hole] [xa-cycle] [release=R]
  *                [unreadable-pgmap] [wild-pgmap] [big-order] [double-map]
- *                [vmemmap-cross]
+ *                [vmemmap-cross] [ro-tails] [ro-head]
  */
 #include <stdio.h>
 #include <string.h>
@@ -51,6 +51,10 @@ int main(int argc, char **argv)
 			o.double_map = 1;
 		} else if (!strcmp(argv[i], "vmemmap-cross")) {
 			o.vmemmap_cross = 1;
+		} else if (!strcmp(argv[i], "ro-tails")) {
+			o.ro_shared_tails = 1;
+		} else if (!strcmp(argv[i], "ro-head")) {
+			o.ro_head_frame = 1;
 		} else if (!strncmp(argv[i], "release=", 8)) {
 			o.release = argv[i] + 8;
 		} else {

@@ -55,6 +55,12 @@ struct synth_opts {
 	int huge_range;		/* pgmap1's range ends at 2^46 - 1 (MAX_PHYSMEM_BITS):
 				 * 2^34 - 0x40400 pages, nearly all unmapped */
 	uint64_t vmemmap_var;	/* the value of the vmemmap_base variable, 0 the right one */
+	/* range 1's vmemmap: the PTEs that map a compound page's shared tail
+	 * frame again (vmemmap pages 2..7) without _PAGE_RW, as HVO's
+	 * vmemmap_remap_pte() maps them (PAGE_KERNEL_RO) */
+	int ro_shared_tails;
+	/* range 1's first head vmemmap page mapped without _PAGE_RW */
+	int ro_head_frame;
 };
 
 struct synth {
@@ -108,8 +114,19 @@ static inline uint64_t sk_get64(struct synth *s, uint64_t pa)
 	return v;
 }
 
-/* Map vaddr -> frame in the 4- or 5-level tables, allocating tables as needed. */
+/*
+ * Map vaddr -> frame in the 4- or 5-level tables, allocating tables as
+ * needed.  Table entries are _KERNPG_TABLE-like (present, RW, accessed,
+ * dirty: 0x63); the leaf 0x63 (PAGE_KERNEL without NX and global) or,
+ * read-only, 0x61.
+ */
+static inline void sk_map_prot(struct synth *s, uint64_t vaddr, uint64_t frame, int writable);
 static inline void sk_map(struct synth *s, uint64_t vaddr, uint64_t frame)
+{
+	sk_map_prot(s, vaddr, frame, 1);
+}
+
+static inline void sk_map_prot(struct synth *s, uint64_t vaddr, uint64_t frame, int writable)
 {
 	uint64_t table = sk_pa(SK_SYM_TOP_PGT);
 	int level;
@@ -125,7 +142,7 @@ static inline void sk_map(struct synth *s, uint64_t vaddr, uint64_t frame)
 		}
 		table = e & 0x000ffffffffff000ULL;
 	}
-	sk_put64(s, table + ((vaddr >> 12) & 511) * 8, frame | 0x63);
+	sk_put64(s, table + ((vaddr >> 12) & 511) * 8, frame | (writable ? 0x63 : 0x61));
 }
 
 static inline uint64_t sk_page(struct synth *s, uint64_t pfn, uint64_t flags,
@@ -192,12 +209,13 @@ static inline int synth_write(const char *path, const struct synth_opts *o)
 		for (i = 0; i < 8; i++) {
 			va = vmemmap + pfn * 64 + (uint64_t)i * 4096;
 			if (i <= 1) {
-				sk_map(&s, va, s.next_frame);
+				sk_map_prot(&s, va, s.next_frame,
+					    !(i == 0 && pfn == SK_R1_PFN && o->ro_head_frame));
 				if (i == 1)
 					f1 = s.next_frame;
 				s.next_frame += 4096;
 			} else {
-				sk_map(&s, va, f1);
+				sk_map_prot(&s, va, f1, !o->ro_shared_tails);
 			}
 		}
 	}

@@ -24,6 +24,7 @@
 #define PTE_ENC		0x5000ULL	/* reached through an SME-tagged entry */
 #define PGD5		0x6000ULL
 #define P4D		0x7000ULL
+#define PTE_ROTBL	0x8000ULL	/* reached through a PMD entry without RW */
 #define MISSING_PMD	0x7ff00000ULL	/* outside RAM */
 
 #define P		0x1ULL		/* present */
@@ -91,6 +92,10 @@ static unsigned int idx_of(uint64_t va, unsigned int level)
  * VMEMMAP + 2M:       2M page at 0x40000000 (bit 12 = PAT set)
  * VMEMMAP + 4M:       PMD entry not present
  * VMEMMAP + 6M:       PMD entry with the SME bit -> PTE_ENC, frames with SME
+ * VMEMMAP + 8M:       PMD entry without RW -> PTE_ROTBL, whose PTEs have RW
+ *                     (read-only all the same: RW must be set at every level)
+ * VMEMMAP + 0x6000:   a PTE without RW (how HVO and the section-based
+ *                     compound vmemmap map a shared tail frame: PAGE_KERNEL_RO)
  * VMEMMAP + 1G:       1G page at 0x80000000
  * VMEMMAP + 2G:       PUD entry -> a PMD table outside RAM
  * VMEMMAP + 512G:     PGD entry not present
@@ -110,7 +115,10 @@ static void build_tables(unsigned char *ram)
 	set_entry(ram, PUD, 2, MISSING_PMD | P | RW);
 	for (i = 0; i < 512; i++)
 		if (i != 5)
-			set_entry(ram, PTE, i, FRAME(i) | P | RW | NX | SOFT);
+			set_entry(ram, PTE, i, FRAME(i) | P | (i == 6 ? 0 : RW) | NX | SOFT);
+	set_entry(ram, PMD, 4, PTE_ROTBL | P);
+	for (i = 0; i < 512; i++)
+		set_entry(ram, PTE_ROTBL, i, FRAME(i) | P | RW | NX);
 	set_entry(ram, PMD, 0, PTE | P | RW);
 	set_entry(ram, PMD, 1, 0x40000000ULL | P | RW | PS | PAT_HUGE | NX);
 	set_entry(ram, PMD, 3, PTE_ENC | SME | P | RW);
@@ -145,6 +153,25 @@ static void check_map(struct mmc_pgtable *pgt, uint64_t va, uint64_t pa,
 	       r.err ? r.err->message : r.mapped ? "mapped" : "unmapped",
 	       (unsigned long long)pa, (unsigned long long)r.size);
 	mmc_error_destroy(r.err);
+}
+
+/*
+ * The protection and leaf level the x86_64 entry format gives (Intel SDM
+ * vol. 3, 4.6.1: a supervisor write with CR0.WP needs R/W at every level;
+ * the leaf is a PTE, or a PMD/PUD entry with PS).
+ */
+static void check_prot(struct mmc_pgtable *pgt, uint64_t va, bool writable,
+		       unsigned int leaf, const char *what)
+{
+	struct mmc_xlat x;
+	struct mmc_error *err = mmc_pgtable_xlate(pgt, va, &x);
+
+	tap_ok(!err && x.mapped && x.prot_known == MMC_VPROT_WRITABLE &&
+	       !!(x.prot & MMC_VPROT_WRITABLE) == writable && x.leaf == leaf,
+	       "%s: 0x%llx %s, leaf level %u (got prot 0x%x known 0x%x leaf %u%s%s)",
+	       what, (unsigned long long)va, writable ? "writable" : "read-only", leaf,
+	       x.prot, x.prot_known, x.leaf, err ? ": " : "", err ? err->message : "");
+	mmc_error_destroy(err);
 }
 
 static void check_unmapped(struct mmc_pgtable *pgt, uint64_t va,
@@ -198,6 +225,26 @@ static void test_walk(struct mmc_mem *mem, const char *name)
 	check_map(pgt, VMEMMAP + 0x1ff000, FRAME(511), 0x1000, what);
 	snprintf(what, sizeof(what), "%s: non-present PTE", name);
 	check_unmapped(pgt, VMEMMAP + 0x5000, what);
+	{
+		struct mmc_xlat x;
+		struct mmc_error *e = mmc_pgtable_xlate(pgt, VMEMMAP + 0x5000, &x);
+
+		tap_ok(!e && !x.mapped && !x.prot && !x.prot_known && !x.leaf,
+		       "%s: nothing recorded for a non-present PTE", name);
+		mmc_error_destroy(e);
+	}
+	snprintf(what, sizeof(what), "%s: protection", name);
+	check_prot(pgt, VMEMMAP + 0x3000, true, MMC_VLEAF_PTE, what);
+	check_prot(pgt, VMEMMAP + 0x6000, false, MMC_VLEAF_PTE, what);
+	check_prot(pgt, VMEMMAP + 0x7000, true, MMC_VLEAF_PTE, what);
+	check_prot(pgt, VMEMMAP + 0x800000, false, MMC_VLEAF_PTE, what);
+	check_prot(pgt, VMEMMAP + 0x9ff000, false, MMC_VLEAF_PTE, what);
+	check_prot(pgt, VMEMMAP + 0x200000, true, MMC_VLEAF_PMD, what);
+	check_prot(pgt, VMEMMAP + 0x40000000, true, MMC_VLEAF_PUD, what);
+	snprintf(what, sizeof(what), "%s: PTE without RW, frame still translated", name);
+	check_map(pgt, VMEMMAP + 0x6008, FRAME(6) + 8, 0x1000, what);
+	snprintf(what, sizeof(what), "%s: PMD without RW, frame still translated", name);
+	check_map(pgt, VMEMMAP + 0x801000, FRAME(1), 0x1000, what);
 	snprintf(what, sizeof(what), "%s: 2M page, PAT bit ignored", name);
 	check_map(pgt, VMEMMAP + 0x200000 + 0x12345, 0x40012345ULL, 0x200000,
 		  what);
@@ -246,6 +293,10 @@ static void test_walk(struct mmc_mem *mem, const char *name)
 	check_map(pgt, VMEMMAP5 + 0x3010, FRAME(3) + 0x10, 0x1000, what);
 	snprintf(what, sizeof(what), "%s: 5-level 1G page", name);
 	check_map(pgt, VMEMMAP5 + 0x40000000, 0x80000000ULL, 0x40000000, what);
+	snprintf(what, sizeof(what), "%s: 5-level protection", name);
+	check_prot(pgt, VMEMMAP5 + 0x3000, true, MMC_VLEAF_PTE, what);
+	check_prot(pgt, VMEMMAP5 + 0x6000, false, MMC_VLEAF_PTE, what);
+	check_prot(pgt, VMEMMAP5 + 0x40000000, true, MMC_VLEAF_PUD, what);
 	snprintf(what, sizeof(what), "%s: 57-bit non-canonical", name);
 	check_error(pgt, 0x0100000000000000ULL, MMC_ERR_CORRUPT, false, 0,
 		    what);

@@ -104,7 +104,64 @@ int main(void)
 		tap_ok(vf.kind == MMC_VF_RAM && vf.share_back == 4,
 		       "vmemmap page 5 of a compound shares page 1's frame (share_back %lld)",
 		       (long long)vf.share_back);
+		/* every leaf the synthetic tables hold is a present, RW PTE
+		 * under RW tables (synth_kernel.h: 0x63 everywhere) */
+		{
+			uint64_t bad = 0, n = 0;
+
+			for (size_t ri = 0; ri < 2; ri++)
+				for (size_t i = 0; i < mmc_snapshot_range_nvframes(a, ri); i++, n++) {
+					mmc_snapshot_range_vframe(a, ri, i, &vf);
+					bad += vf.prot_known != MMC_VPROT_WRITABLE ||
+					       vf.prot != MMC_VPROT_WRITABLE ||
+					       vf.leaf != MMC_VLEAF_PTE;
+				}
+			tap_ok(n == 24 && !bad, "[proof] %llu vmemmap pages writable through PTEs, %llu not",
+			       (unsigned long long)n, (unsigned long long)bad);
+		}
 	}
+
+	/* the shared tail frames mapped read-only (0x61): vmemmap pages 2..7
+	 * of each compound page, and nothing else */
+	o = base;
+	o.ro_shared_tails = 1;
+	b = snap_of(&o, "ro-tails.core", NULL);
+	if (b) {
+		uint64_t bad = 0;
+
+		for (size_t ri = 0; ri < 2; ri++)
+			for (size_t i = 0; i < mmc_snapshot_range_nvframes(b, ri); i++) {
+				struct mmc_vframe vf;
+				bool ro = ri == 1 && i % 8 >= 2;
+
+				mmc_snapshot_range_vframe(b, ri, i, &vf);
+				bad += vf.prot_known != MMC_VPROT_WRITABLE ||
+				       !(vf.prot & MMC_VPROT_WRITABLE) != ro;
+			}
+		tap_ok(!bad, "[proof] read-only shared tail PTEs: exactly vmemmap pages 2..7 of each compound page read-only (%llu wrong)",
+		       (unsigned long long)bad);
+	} else {
+		tap_ok(0, "ro-tails image walked");
+	}
+	r = diff_of(a, b);
+	{
+		uint64_t w = 0, f = 0;
+
+		for (size_t i = 0; r && i < r->nranges; i++)
+			for (size_t j = 0; j < r->ranges[i].nfields; j++) {
+				if (!strcmp(r->ranges[i].fields[j].name, "vmemmap_writable"))
+					w += r->ranges[i].fields[j].pages;
+				if (!strcmp(r->ranges[i].fields[j].name, "vmemmap_frame"))
+					f += r->ranges[i].fields[j].pages;
+			}
+		tap_ok(r && r->verdict == MMC_DIFFERENT && r->pages_differing == 0 && w == 12 &&
+		       f == 0 && r->ranges[1].vframes_differing == 12,
+		       "[proof] diff base vs read-only tails: vmemmap_writable on 12 vmemmap pages (2 compound pages x 6), no struct page, no frame (%llu, %llu)",
+		       (unsigned long long)w, (unsigned long long)f);
+	}
+	mmc_diff_result_destroy(r);
+	if (b)
+		mmc_snapshot_destroy(b);
 
 	o = base;
 	o.slab_shift = 7;
