@@ -20,7 +20,7 @@
 #
 # usage: scripts/make-vectors.sh [--only KVER|stock] [--no-pack] [--pack-only] [--pack-group G]...
 #                                [--skip-existing]
-#   --pack-group G  only (re)pack dumps/G.tar.xz (G: 6.1-stock, 6.12, 7.2, dax-chain), then the index
+#   --pack-group G  only (re)pack dumps/G.tar.xz (G: 6.1-stock, 6.12, 7.2, dax-chain, section-vmemmap), then the index
 # Builds run one at a time (the source tree and build dir are shared); each
 # capture runs in the background while the next kernel builds (one at a time).
 # Finished images are appended to $MEMMAPCHECK_STATUS (default .status-images).
@@ -121,6 +121,17 @@ form_of() { # IMAGE -> full|trimmed
 	case $1 in 6.12-*|7.2-*) ;; *) echo full; return ;; esac
 	if grep -qx -- "$1" "$top/test-vectors/crash-images.txt"; then echo full; else echo trimmed; fi
 }
+# Groups of their own: the images test-vectors/<group>-images.txt lists are
+# packed in dumps/<group>.tar.xz instead of their kernel's group (a series
+# port and its mutants, kept apart so that adding them repacks nothing else).
+OWN_GROUPS="section-vmemmap"
+own_group_of() { # IMAGE -> its own group, or nothing
+	local g
+	for g in $OWN_GROUPS; do
+		grep -qx -- "$1" "$top/test-vectors/$g-images.txt" 2>/dev/null && { echo "$g"; return; }
+	done
+	return 0
+}
 # the packed copy's sha256 and size: $CACHE/images/<image><raw_tag>.{sha256,size}
 raw_tag() { [ "$1" = dax-chain ] && echo .dax-chain.raw || echo .raw; }
 pack_group() { # GROUP IMAGE...
@@ -158,9 +169,12 @@ pack_groups() { # [GROUP...]: (re)compress the groups whose images changed
 		[ -e "$m" ] || continue
 		img=$(basename "$m" .meta)
 		[ -s "$CACHE/images/$img.kdump" ] || continue
-		# only test images named by the convention (others may share the cache)
-		[[ $img =~ ^(6\.1-stock-b[0-9]+|(6\.12|7\.2)-(base|template|mut-[a-z0-9-]+|hist-[a-z0-9-]+|fix-[a-z0-9-]+)(-kaslr|-fixed|-la57|-dax1g-section|-dax1g-misaligned)?-(b[0-9]+|kdump))$ ]] || continue
-		g=${img%%-*}; [ "$g" = 6.1 ] && g=6.1-stock
+		g=$(own_group_of "$img")
+		if [ -z "$g" ]; then
+			# only test images named by the convention (others may share the cache)
+			[[ $img =~ ^(6\.1-stock-b[0-9]+|(6\.12|7\.2)-(base|template|mut-[a-z0-9-]+|hist-[a-z0-9-]+|fix-[a-z0-9-]+)(-kaslr|-fixed|-la57|-dax1g-section|-dax1g-misaligned)?-(b[0-9]+|kdump))$ ]] || continue
+			g=${img%%-*}; [ "$g" = 6.1 ] && g=6.1-stock
+		fi
 		[ $# -eq 0 ] || [[ $want == *" $g "* ]] || continue
 		groups[$g]+="$(order_key "$img")"$'\n'
 	done
@@ -252,6 +266,10 @@ pack_all() {
 		echo "its own capture, by the same command (the same kernel and guest, another boot), so its sha256"
 		echo "differs. The copies in the kernel groups were trimmed before the chain was read and lack it;"
 		echo "the tests take the dax-chain copies (\`tests/taplib.py\` \`dump_path()\`)."
+		echo
+		echo "\`section-vmemmap.tar.xz\` holds the 7.2 images of the section-based device-DAX vmemmap port"
+		echo "and its mutants (\`test-vectors/section-vmemmap-images.txt\`, patches/README.md), trimmed like"
+		echo "the kernel groups; they are in no other group."
 		echo
 		echo "## Files"
 		echo
