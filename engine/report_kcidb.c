@@ -392,7 +392,20 @@ static void root_test(struct kcidb_doc *d, const struct mmc_diff_result *res)
 	fputs(",\"tool\":\"memmapcheck " MMC_VERSION "\"}}", d->out);
 }
 
-static void range_why(const struct mmc_diff_range *r, char *buf, size_t size)
+/* The range keeps its struct pages on the device (map=dev: an altmap). */
+static bool on_device(const struct kcidb_doc *d, const struct mmc_diff_range *r)
+{
+	const struct mmc_snapshot *s = r->a_index >= 0 ? d->snap[0] : d->snap[1];
+	int64_t i = r->a_index >= 0 ? r->a_index : r->b_index;
+	const struct mmc_srange *sr;
+
+	if (i < 0 || (size_t)i >= mmc_snapshot_nranges(s))
+		return false;
+	sr = mmc_snapshot_range(s, (size_t)i);
+	return sr->altmap_end > sr->altmap_start;
+}
+
+static void range_why(const struct mmc_diff_range *r, bool dev, char *buf, size_t size)
 {
 	if (r->a_index < 0 || r->b_index < 0)
 		snprintf(buf, size, "range only in the %s image%s", r->a_index < 0 ? "patched" : "base",
@@ -401,9 +414,11 @@ static void range_why(const struct mmc_diff_range *r, char *buf, size_t size)
 		snprintf(buf, size, "%" PRIu64 " of %" PRIu64 " pages differ%s", r->differing,
 			 r->end_pfn - r->start_pfn, r->vframes_differing ? ", vmemmap frames differ" : "");
 	else if (r->verdict == MMC_INCOMPLETE)
-		snprintf(buf, size, "incomplete: %" PRIu64 " base and %" PRIu64 " patched pages unreadable%s",
+		snprintf(buf, size, "incomplete: %" PRIu64 " base and %" PRIu64 " patched pages unreadable%s%s",
 			 r->unreadable_a, r->unreadable_b,
-			 r->vframes_unreadable ? ", vmemmap frames unreadable" : "");
+			 r->vframes_unreadable ? ", vmemmap frames unreadable" : "",
+			 dev ? "; map=dev: the struct pages are on the device (altmap), which a live"
+			       " snapshot (/proc/kcore) cannot read and a dump can" : "");
 	else
 		snprintf(buf, size, "identical: %" PRIu64 " pages compared", r->compared);
 }
@@ -413,16 +428,18 @@ static void range_test(struct kcidb_doc *d, const struct mmc_diff_result *res, s
 	const struct mmc_diff_range *r = &res->ranges[i];
 	const struct mmc_snapshot *s = r->a_index >= 0 ? d->snap[0] : d->snap[1];
 	const char *type = mmc_report_type_short(mmc_report_range_type(s, r->a_index >= 0 ? r->a_index : r->b_index));
-	char word[160], raw[160], path[200], why[200];
+	char word[160], raw[160], path[200], why[320];
+	bool dev = on_device(d, r);
 
 	snprintf(raw, sizeof(raw), "range_0x%" PRIx64 "-0x%" PRIx64 "_%s", r->start_pfn, r->end_pfn, type);
 	path_word(word, sizeof(word), raw);
 	snprintf(path, sizeof(path), "memmapcheck.%s", word);
-	range_why(r, why, sizeof(why));
+	range_why(r, dev, why, sizeof(why));
 	test_open(d, false, word, path, r->verdict);
 	jkey_str(d->out, "comment", why);
 	fprintf(d->out, ",\"misc\":{\"verdict\":\"%s\",\"type\":", mmc_verdict_name(r->verdict));
 	mmc_json_string(d->out, type);
+	fprintf(d->out, ",\"struct_pages_on_device\":%s", dev ? "true" : "false");
 	fprintf(d->out, ",\"start_pfn\":%" PRIu64 ",\"end_pfn\":%" PRIu64 ",\"pages\":%" PRIu64
 		",\"compared\":%" PRIu64 ",\"differing\":%" PRIu64 ",\"unreadable_base\":%" PRIu64
 		",\"unreadable_patched\":%" PRIu64 ",\"not_init\":%" PRIu64
