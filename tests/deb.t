@@ -18,7 +18,8 @@
 #            memmapcheck.so`) and it lists the 9 ranges of the 6.1 guest
 #            (nine pmem namespaces, scripts/guest/layout.sh)
 #   [proof]  crash-memmapcheck depends on exactly the crash it was built for
-# About 5-12 minutes (mostly xz over the source tarball, which holds dumps/).
+# DEB_BUILD_OPTIONS=nocheck: make check runs the unit tests the package build
+# would run again.  A few minutes (the build of the CLI and the extension).
 top=$(cd "$(dirname "$0")/.." && pwd)
 MMC_BUILD=${MMC_BUILD:-$top/build}
 . "$top/tests/crash-lib.sh"
@@ -42,7 +43,7 @@ mkdir -p "$src"
 (cd "$top" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$src"
 
 t0=$(date +%s)
-(cd "$src" && DEB_BUILD_OPTIONS="parallel=2" nice dpkg-buildpackage -us -uc) >"$tmp/build.log" 2>&1
+(cd "$src" && DEB_BUILD_OPTIONS="nocheck parallel=2" nice dpkg-buildpackage -us -uc) >"$tmp/build.log" 2>&1
 rc=$?
 secs=$(( $(date +%s) - t0 ))
 deb=$(ls "$tmp"/memmapcheck_*_amd64.deb 2>/dev/null)
@@ -100,7 +101,7 @@ else
 fi
 
 out=$("$root/usr/bin/memmapcheck-prove" --help 2>&1); prc=$?
-[ $prc = 2 ] && echo "$out" | grep -q '^usage: memmapcheck-prove' && ! echo "$out" | grep -q 'cannot find'
+[ $prc = 2 ] && echo "$out" | grep -q '^usage: memmapcheck-prove' && ! echo "$out" | grep -q '^memmapcheck-prove: cannot find'
 check $? "[guard] the packaged memmapcheck-prove finds its scripts in ../share/memmapcheck (exit $prc)"
 
 # crash: the packaged extension by name, from the packaged directory
