@@ -59,15 +59,19 @@ depdir=$CACHE/debs/lava-deps
 mkdir -p "$depdir"
 extra=$work/extra
 mkdir -p "$extra/memmapcheck/debs"
-for p in $closure; do
-	v=$(apt-cache policy "$p" | sed -n 's/^ *Candidate: //p')
+# one apt-cache call for every candidate version ("pkg version" lines)
+apt-cache policy $closure | awk '/^[^ ].*:$/ { p = substr($1, 1, length($1) - 1) }
+	/^  Candidate: / { print p, $2 }' > "$work/versions"
+while read -r p v; do
 	f=$(ls "$depdir/${p}_${v//:/%3a}_"*.deb 2>/dev/null | head -1 || true)
 	if [ -z "$f" ]; then
 		(cd "$depdir" && apt-get download -q "$p=$v" >&2) || { echo "lava-ramdisk: apt-get download $p=$v failed" >&2; exit 3; }
 		f=$(ls "$depdir/${p}_${v//:/%3a}_"*.deb | head -1)
 	fi
 	cp "$f" "$extra/memmapcheck/debs/"
-done
+done < "$work/versions"
+[ "$(wc -l < "$work/versions")" = "$(echo "$closure" | wc -w)" ] ||
+	{ echo "lava-ramdisk: apt-cache policy gave no version for some of: $closure" >&2; exit 3; }
 cp "$deb" "$extra/memmapcheck/debs/"
 cp "$layout" "$extra/memmapcheck/kernel.layout"
 install -m 755 "$top/lava/guest/lava-init" "$extra/lava-init"
