@@ -8,6 +8,7 @@
 #                              the libraries it needs (their dependency closure,
 #                              from this machine's apt sources, cached)
 #   /memmapcheck/kernel.layout the kernel's saved layout
+#   /var/lib/dpkg/             an empty dpkg database for busybox's dpkg
 # The test definition installs the .debs with the ramdisk's dpkg (busybox) on
 # the device: memmapcheck arrives as a lab would ship it, not copied in.
 #
@@ -74,6 +75,9 @@ done < "$work/versions"
 	{ echo "lava-ramdisk: apt-cache policy gave no version for some of: $closure" >&2; exit 3; }
 cp "$deb" "$extra/memmapcheck/debs/"
 cp "$layout" "$extra/memmapcheck/kernel.layout"
+# busybox's dpkg needs its database: the directories and an empty status
+mkdir -p "$extra/var/lib/dpkg/info" "$extra/var/lib/dpkg/updates"
+: > "$extra/var/lib/dpkg/status"
 install -m 755 "$top/lava/guest/lava-init" "$extra/lava-init"
 echo "lava-ramdisk: $(ls "$extra/memmapcheck/debs" | wc -l) packages: $(ls "$extra/memmapcheck/debs" | sed 's/_.*//' | paste -sd' ')" >&2
 

@@ -74,9 +74,6 @@ install_debs() {
 	*) if [ -d "$DEB" ]; then set -- "$DEB"/*.deb; else set -- "$DEB"; fi ;;
 	esac
 	[ -f "$1" ] || { say "no .deb at $DEB"; return 1; }
-	# busybox's dpkg (a ramdisk) needs its database directories
-	mkdir -p /var/lib/dpkg/info /var/lib/dpkg/updates 2>/dev/null
-	[ -f /var/lib/dpkg/status ] || : > /var/lib/dpkg/status
 	say "dpkg -i $*"
 	if dpkg -i "$@"; then
 		:
