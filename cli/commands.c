@@ -24,6 +24,7 @@
 #include "lint.h"
 #include "outfile.h"
 #include "report.h"
+#include "report_kcidb.h"
 #include "report_svg.h"
 #include "snapshot.h"
 #include "walk.h"
@@ -550,13 +551,54 @@ static int stdout_ok(void)
 struct diff_args {
 	const struct mmc_snapshot *a, *b;
 	const struct mmc_diff_result *res;
+	const struct mmc_kcidb_opts *kcidb;
 };
 
 static struct mmc_error *render_diff(FILE *f, const void *arg, enum mmc_format fmt)
 {
 	const struct diff_args *d = arg;
 
-	mmc_report_diff(f, d->a, d->b, d->res, fmt);
+	if (fmt == MMC_FMT_KCIDB)
+		mmc_report_diff_kcidb(f, d->a, d->b, d->res, d->kcidb);
+	else
+		mmc_report_diff(f, d->a, d->b, d->res, fmt);
+	return NULL;
+}
+
+/*
+ * KCIDB output: the origin and each kernel's identity file come from
+ * MEMMAPCHECK_KCIDB_ORIGIN, MEMMAPCHECK_KCIDB_BASE and MEMMAPCHECK_KCIDB_NEW
+ * (a lab's job sets them; report_kcidb.h has the keys).  Read before any
+ * image, so a bad file costs no walk.
+ */
+struct kcidb_env {
+	struct mmc_kcidb_opts opts;
+	struct mmc_kcidb_kernel kernel[2];
+};
+
+static struct mmc_error *kcidb_from_env(const struct opts *o, struct kcidb_env *ke)
+{
+	static const char *const var[2] = { "MEMMAPCHECK_KCIDB_BASE", "MEMMAPCHECK_KCIDB_NEW" };
+	const char *origin = getenv("MEMMAPCHECK_KCIDB_ORIGIN");
+
+	memset(ke, 0, sizeof(*ke));
+	if (o->format != MMC_FMT_KCIDB && !(o->report && o->report_format == MMC_FMT_KCIDB))
+		return NULL;
+	if (origin && *origin && !mmc_kcidb_origin_valid(origin))
+		return mmc_error_create(MMC_ERR_USAGE, NULL,
+					"MEMMAPCHECK_KCIDB_ORIGIN='%s': a KCIDB origin is [a-z0-9_]+", origin);
+	ke->opts.origin = origin && *origin ? origin : NULL;
+	for (int k = 0; k < 2; k++) {
+		const char *path = getenv(var[k]);
+		struct mmc_error *err;
+
+		if (!path || !*path)
+			continue;
+		err = mmc_kcidb_kernel_load(path, &ke->kernel[k]);
+		if (err)
+			return err;
+		ke->opts.kernel[k] = &ke->kernel[k];
+	}
 	return NULL;
 }
 
@@ -602,7 +644,7 @@ static bool per_page(void)
 
 static int run_diff(const struct opts *o, struct mmc_snapshot *a,
 		    struct mmc_snapshot *b, char **inputs, int ninputs,
-		    const struct mmc_claims *claims)
+		    const struct mmc_claims *claims, const struct mmc_kcidb_opts *kcidb)
 {
 	struct mmc_diff_opts dopts = { .max_groups = o->max_groups, .claims = claims,
 				       .strict = o->strict };
@@ -619,10 +661,10 @@ static int run_diff(const struct opts *o, struct mmc_snapshot *a,
 		return cli_fail(err);
 	if (!o->all_pages && o->max_pages == 0)
 		res->npages = 0;
-	mmc_report_diff(stdout, a, b, res, o->format);
+	da = (struct diff_args){ a, b, res, kcidb };
+	render_diff(stdout, &da, o->format);
 	rc = verdict_exit(res, a, b);
 	wrc = stdout_ok();
-	da = (struct diff_args){ a, b, res };
 	if (o->report) {
 		int r = write_output(o->report, inputs, ninputs, render_diff, &da,
 				     o->report_format);
@@ -658,6 +700,7 @@ int cmd_diff(const struct opts *o, int argc, char **argv)
 	struct mmc_snapshot *a = NULL, *b = NULL;
 	struct mmc_claims *claims = NULL;
 	struct mmc_error *err;
+	struct kcidb_env ke;
 	int used = 0, used2 = 0, rc;
 
 	if (argc < 2)
@@ -671,6 +714,8 @@ int cmd_diff(const struct opts *o, int argc, char **argv)
 	if (!err && o->claims)
 		err = mmc_claims_load(o->claims, &claims);
 	if (!err)
+		err = kcidb_from_env(o, &ke);
+	if (!err)
 		err = load_image(o, argv, argc, &used, &a);
 	if (!err && used == argc)
 		err = mmc_error_create(MMC_ERR_USAGE, NULL,
@@ -680,7 +725,7 @@ int cmd_diff(const struct opts *o, int argc, char **argv)
 	if (!err && used + used2 != argc)
 		err = mmc_error_create(MMC_ERR_USAGE, argv[used + used2],
 				       "diff takes two images (snapshot files or KERNEL DUMP pairs): this argument is one too many");
-	rc = err ? cli_fail(err) : run_diff(o, a, b, argv, argc, claims);
+	rc = err ? cli_fail(err) : run_diff(o, a, b, argv, argc, claims, &ke.opts);
 	mmc_snapshot_destroy(a);
 	mmc_snapshot_destroy(b);
 	mmc_claims_destroy(claims);
@@ -693,6 +738,7 @@ int cmd_compare(const struct opts *o, int argc, char **argv)
 	struct mmc_snapshot *a = NULL, *b = NULL;
 	struct mmc_claims *claims = NULL;
 	struct mmc_error *err = NULL;
+	struct kcidb_env ke;
 	int rc;
 
 	if (argc != 4)
@@ -706,6 +752,8 @@ int cmd_compare(const struct opts *o, int argc, char **argv)
 	/* a bad claims file is said before two dumps are walked */
 	if (!err && o->claims)
 		err = mmc_claims_load(o->claims, &claims);
+	if (!err)
+		err = kcidb_from_env(o, &ke);
 	for (rc = 0; !err && rc < 4; rc++)
 		err = readable(argv[rc]);
 	if (!err)
@@ -717,7 +765,7 @@ int cmd_compare(const struct opts *o, int argc, char **argv)
 	if (err)
 		rc = err->code == MMC_ERR_OS ? output_fail(err) : cli_fail(err);
 	else
-		rc = run_diff(o, a, b, argv, argc, claims);
+		rc = run_diff(o, a, b, argv, argc, claims, &ke.opts);
 	mmc_snapshot_destroy(a);
 	mmc_snapshot_destroy(b);
 	mmc_claims_destroy(claims);

@@ -46,7 +46,7 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "ranges", cmd_ranges, OB_FORMAT | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
+	{ "ranges", cmd_ranges, OB_FORMAT | OB_LIVE | OB_QUIET | OB_THREADS, "text|json|ktap|junit",
 	  "ranges [-f FMT] [--live] [--threads N] IMAGE",
 	  "pgmaps and ZONE_DEVICE ranges, which pfns each init path writes" },
 	{ "show", cmd_show, OB_FORMAT | OB_RANGE | OB_PFN | OB_LIVE | OB_QUIET | OB_THREADS, "text|json",
@@ -65,7 +65,7 @@ static const struct command commands[] = {
 	  OB_THREADS | OB_CLAIMS, NULL,
 	  "compare [-n N | --all-pages] [--max-groups N] [-f FMT] [--report FILE] [--map DIR] [--claims FILE [--strict]] [--save-base F] [--save-new F] [--threads N] BASE_KERNEL BASE_DUMP NEW_KERNEL NEW_DUMP",
 	  "snapshot and diff two kernel+dump pairs in one go" },
-	{ "lint", cmd_lint, OB_FORMAT | OB_REPORT | OB_GROUPS | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
+	{ "lint", cmd_lint, OB_FORMAT | OB_REPORT | OB_GROUPS | OB_LIVE | OB_QUIET | OB_THREADS, "text|json|ktap|junit",
 	  "lint [--max-groups N] [-f FMT] [--report FILE] [--live] [--threads N] IMAGE",
 	  "check one image against the kernel's own rules" },
 	{ "layout", cmd_layout, OB_OUTPUT | OB_CHECK | OB_QUIET, NULL,
@@ -87,7 +87,8 @@ static const char usage_head[] =
 static const char usage_tail[] =
 "\n"
 "options (each command takes the ones its usage line shows):\n"
-"  -f, --format FMT     text (default), json, ktap, junit; --json: json\n"
+"  -f, --format FMT     text (default), json, ktap, junit, kcidb (diff, compare:\n"
+"                       KCIDB JSON; MEMMAPCHECK_KCIDB_* in memmapcheck(1)); --json: json\n"
 "  -o, --output FILE    file to write (snapshot, layout); '-' is standard output\n"
 "      --report FILE    also write a report to FILE; --report-format FMT (ktap)\n"
 "      --save-base F, --save-new F   compare: keep the snapshots\n"
@@ -182,6 +183,8 @@ static bool parse_format(const char *s, enum mmc_format *f)
 		*f = MMC_FMT_KTAP;
 	else if (!strcmp(s, "junit"))
 		*f = MMC_FMT_JUNIT;
+	else if (!strcmp(s, "kcidb"))
+		*f = MMC_FMT_KCIDB;
 	else
 		return false;
 	return true;
@@ -372,7 +375,7 @@ static int parse_options(const struct command *c, int argc, char **argv,
 			if (!parse_format(optarg, &o->format) ||
 			    (c->formats && (!strstr(c->formats, optarg) || strchr(optarg, '|'))))
 				return cli_usage_error(c->name, "%s takes -f %s, not '%s'", c->name,
-						       c->formats ? c->formats : "text|json|ktap|junit",
+						       c->formats ? c->formats : "text|json|ktap|junit|kcidb",
 						       optarg);
 			break;
 		case 'J':
@@ -386,9 +389,10 @@ static int parse_options(const struct command *c, int argc, char **argv,
 			break;
 		case 'F':
 			if (!parse_format(optarg, &o->report_format) ||
-			    o->report_format == MMC_FMT_TEXT)
-				return cli_usage_error(c->name, "--report-format takes json, ktap or junit, not '%s'",
-						       optarg);
+			    o->report_format == MMC_FMT_TEXT ||
+			    (c->formats && !strstr(c->formats, optarg)))
+				return cli_usage_error(c->name, "--report-format takes json, ktap or junit%s, not '%s'",
+						       c->formats ? "" : " (or kcidb)", optarg);
 			break;
 		case 'B':
 			o->save_base = optarg;

@@ -13,6 +13,7 @@
 #include "folio_read.h"
 #include "page_decode.h"
 #include "report.h"
+#include "report_kcidb.h"
 
 static const char *role_name(unsigned int role)
 {
@@ -857,6 +858,8 @@ void mmc_report_diff(FILE *out, const struct mmc_snapshot *a,
 {
 	if (fmt == MMC_FMT_TEXT)
 		text_diff(out, a, b, res);
+	else if (fmt == MMC_FMT_KCIDB)
+		mmc_report_diff_kcidb(out, a, b, res, NULL);
 	else
 		mmc_report_diff_other(out, a, b, res, fmt);
 }

@@ -15,7 +15,8 @@
 #include "page_decode.h"
 #include "snapshot.h"
 
-enum mmc_format { MMC_FMT_TEXT, MMC_FMT_JSON, MMC_FMT_KTAP, MMC_FMT_JUNIT };
+/* KCIDB: diff only (report_kcidb.h); the other renderers write nothing for it. */
+enum mmc_format { MMC_FMT_TEXT, MMC_FMT_JSON, MMC_FMT_KTAP, MMC_FMT_JUNIT, MMC_FMT_KCIDB };
 
 /* Table of pgmaps and ranges (type, flags, vmemmap_shift, altmap, pfns by role). */
 void mmc_report_ranges(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt);
