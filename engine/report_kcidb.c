@@ -320,7 +320,9 @@ static const char *status_of(enum mmc_verdict v)
 {
 	switch (v) {
 	case MMC_IDENTICAL: return "PASS";
+	case MMC_AS_CLAIMED: return "PASS";
 	case MMC_DIFFERENT: return "FAIL";
+	case MMC_BEYOND_CLAIMS: return "FAIL";
 	case MMC_INCOMPLETE: return "SKIP";
 	}
 	return "ERROR";
