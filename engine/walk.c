@@ -280,8 +280,10 @@ static uint64_t same_span(struct walker *w, const struct mmc_srange *r,
 	enum mmc_page_role role;
 	unsigned int whole = UINT32_MAX;	/* the last frame found uniform */
 
+	/* the frame's bytes are only there when it was read */
 	if (!w->have_prev || pfn != w->prev_pfn + 1 || w->rec.state != MMC_PS_READ ||
-	    ps % sps || memcmp(w->prev_bytes, it->buf + (vb + pfn * sps - base), sps))
+	    ps % sps || it->vstate[(vb + pfn * sps - base) / ps] != VS_OK ||
+	    memcmp(w->prev_bytes, it->buf + (vb + pfn * sps - base), sps))
 		return 0;
 	role = mmc_wpfn_role(r, pfn);
 	end = mmc_wrole_end(r, pfn);

@@ -328,7 +328,7 @@ def check_crash():
                    "    field _refcount\n")
     bad = write("crash-bad.claims", "memmapcheck-claims 1\nclaim tails\n    field _refcount\n")
     cmds = write("crash.cmds", "extend %s\nmemmapcheck diff -c %s %s\nmemmapcheck diff --claims %s -s %s\n"
-                 "memmapcheck diff -c %s %s\nmemmapcheck diff -s %s\n"
+                 "memmapcheck diff -c %s %s\nmemmapcheck diff -s %s\nmemmapcheck lint --threads 2\n"
                  % (so, unseen, b2, unseen, b2, bad, b2, b2))
     r = subprocess.run([crash, "-s", vmlinux, b1, "-i", cmds], stdin=subprocess.DEVNULL,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
@@ -341,6 +341,8 @@ def check_crash():
     tap(re.search(r"crash-bad\.claims: line 2: claim tails has no reason line", out) is not None,
         "[proof] crash diff -c with a bad file: the error names its line, the session goes on", out[-3000:])
     tap("-s/--strict needs -c/--claims FILE" in out, "[proof] crash diff -s alone: refused", out[-3000:])
+    tap("lint: --threads: is one of the CLI's long options; inside crash this subcommand takes -j -f -v" in out,
+        "[proof] crash lint --threads (a CLI option only): refused, naming what lint takes", out[-3000:])
 
 
 def check_prove():
