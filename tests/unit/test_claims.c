@@ -533,7 +533,7 @@ static void test_damaged(void)
 {
 	static const char good[] =
 		"memmapcheck-claims 1\nclaim a\n reason why # c\n where type=devdax shift=9-18 pfn=0x10-0x20\n"
-		" pages head,tail\n field _refcount 0 -> 1\n field compound_head page-3+1 -> pgmap#2+8\n"
+		" pages head,tail\n together\n field _refcount 0 -> 1\n field compound_head page-3+1 -> pgmap#2+8\n"
 		"claim b\n reason r\n field pgmap.owner obj#3(direct) -> NULL\n";
 	unsigned int seed = 12345, bad_line = 0, parsed = 0;
 	char buf[sizeof(good) + 8];
