@@ -413,7 +413,7 @@ void claims_note_short(struct claims_bound *cb, uint64_t n, bool vframes)
 	for (size_t i = 0; i < cb->n; i++) {
 		struct bclaim *b = &cb->b[i];
 
-		for (uint64_t m = cb->miss[i]; m; m &= m - 1) {
+		for (uint64_t m = b->together ? cb->miss[i] : 0; m; m &= m - 1) {
 			unsigned int f = (unsigned int)__builtin_ctzll(m);
 			int k = (cb->unch[i] >> f & 1) ? 0 : 1;
 
@@ -451,7 +451,8 @@ static void piece(struct dctx *c, struct mmc_diff_range *dr, const struct sig *s
 	for (size_t i = 0; i < cb->n; i++) {
 		struct bclaim *b = &cb->b[i];
 
-		cb->miss[i] = 0;
+		if (b->together)
+			cb->miss[i] = 0;
 		if (!b->range_ok || !(b->cl->pages & kind) || (b->has_pfn && !claims_pfn_ok(b->cl, p)))
 			continue;
 		if (b->together && !together_met(c, b, s, ra, rb, &cb->miss[i], &cb->unch[i])) {

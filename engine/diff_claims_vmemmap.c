@@ -100,7 +100,8 @@ static unsigned int vgroup(struct dctx *c, struct mmc_diff_range *dr, uint64_t i
 		struct bclaim *b = &cb->b[i];
 		unsigned int m = 0;
 
-		cb->miss[i] = 0;
+		if (b->together)
+			cb->miss[i] = 0;
 		if (!b->range_ok || b->cl->pages != CR_ANY ||
 		    (b->has_pfn && !claims_pfn_ok(b->cl, pfn)))
 			continue;
