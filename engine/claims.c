@@ -164,6 +164,34 @@ static struct mmc_error *end_claim(const struct parser *p)
 	if (!c->nfields)
 		return perr(p, c->line, "claim %s has no field line (what it claims changes: 'field NAME [FROM -> TO]')",
 			    c->name);
+	if (c->together_line) {
+		const char *page_field = NULL, *vm_field = NULL;
+
+		if (c->nfields < 2)
+			return perr(p, c->together_line, "together needs at least two field lines (claim %s has %zu): it asks for all of them at once",
+				    c->name, c->nfields);
+		if (c->nfields > CLAIM_TOGETHER_MAX)
+			return perr(p, c->together_line, "together takes at most %d field lines (claim %s has %zu)",
+				    CLAIM_TOGETHER_MAX, c->name, c->nfields);
+		for (size_t i = 0; i < c->nfields; i++) {
+			const char *f = c->fields[i].name;
+
+			if (claim_field_is_range_level(f))
+				return perr(p, c->fields[i].line,
+					    "%s is a range-level difference: a together claim asks its fields of one struct page or one vmemmap page (line %u)",
+					    f, c->together_line);
+			if (!strcmp(f, "any"))
+				continue;
+			if (claim_field_is_vmemmap(f))
+				vm_field = vm_field ? vm_field : f;
+			else
+				page_field = page_field ? page_field : f;
+		}
+		if (page_field && vm_field)
+			return perr(p, c->together_line,
+				    "together asks its fields of one struct page or of one vmemmap page: claim %s names %s (a struct page's) and %s (a vmemmap page's)",
+				    c->name, page_field, vm_field);
+	}
 	if (c->pages != CR_ANY) {
 		for (size_t i = 0; i < c->nfields; i++) {
 			const char *f = c->fields[i].name;
@@ -423,6 +451,7 @@ static struct mmc_error *line_field(struct parser *p, struct claim *c, char **to
 			if (!claim_parse_value(to, &f->to))
 				return perr(p, p->line, "bad value '%s' (an integer, NULL, TAIL_MAPPING, self+OFF, page-D+OFF, pgmap#I, obj#K, clear/set, *)",
 					    to);
+			snprintf(f->values, sizeof(f->values), "%.21s -> %.21s", from, to);
 		}
 		f->has_values = true;
 		if (claim_field_is_group(f->name))
@@ -490,15 +519,25 @@ static struct mmc_error *parse_line(struct parser *p, char *s)
 		return line_claim(p, tok, n);
 	}
 	if (strcmp(kw, "reason") && strcmp(kw, "where") && strcmp(kw, "pages") &&
-	    strcmp(kw, "field")) {
+	    strcmp(kw, "field") && strcmp(kw, "together")) {
 		if (!strcmp(kw, "memmapcheck-claims"))
 			return perr(p, p->line, "a second version line (the first one is enough)");
-		return perr(p, p->line, "unknown keyword '%s' (claim, reason, where, pages, field)", kw);
+		return perr(p, p->line, "unknown keyword '%s' (claim, reason, where, pages, together, field)",
+			    kw);
 	}
 	if (!c)
 		return perr(p, p->line, "'%s' before the first 'claim NAME' line", kw);
 	if (!strcmp(kw, "reason"))
 		return line_reason(p, c, rest);
+	if (!strcmp(kw, "together")) {
+		if (*rest)
+			return perr(p, p->line, "'together' takes nothing after it");
+		if (c->together_line)
+			return perr(p, p->line, "a second 'together' in claim %s (line %u has it)", c->name,
+				    c->together_line);
+		c->together_line = p->line;
+		return NULL;
+	}
 	tok[0] = kw;
 	n = tokens(rest, tok + 1, 62) + 1;
 	if (n > 63)

@@ -82,7 +82,11 @@ struct claim_field {
 	unsigned int line;
 	bool has_values;
 	struct claim_value from, to;
+	char values[48];	/* "FROM -> TO" as written (cut), for reports */
 };
+
+/* Most fields a `together` claim may have (a bit mask per page). */
+#define CLAIM_TOGETHER_MAX 64
 
 struct claim {
 	char name[MMC_CLAIMS_NAME_MAX];
@@ -90,6 +94,9 @@ struct claim {
 	char *reason;		/* reason lines joined; NULL if none */
 	unsigned int pages;	/* enum claim_role bits; CR_ANY without a pages line */
 	unsigned int pages_line;	/* 0: no pages line */
+	/* `together`: the claim covers a page (or a vmemmap page) only where
+	 * every one of its fields differs there as claimed */
+	unsigned int together_line;	/* 0: no together line */
 	size_t nclauses;
 	struct claim_clause *clauses;
 	size_t nfields;

@@ -103,6 +103,21 @@ struct mmc_diff_group {
  * fields; a page is claimed when every differing field is covered, by one
  * claim or several.
  */
+/*
+ * A `together` claim's field that did not differ as claimed on pages
+ * beyond the claims where the claim's other fields did (so the claim
+ * covered none of them there): "vmemmap_writable unchanged, claimed
+ * 1 -> 0".
+ */
+struct mmc_diff_unmet {
+	char field[MMC_CLAIMS_NAME_MAX];	/* as the diff names it */
+	char claimed[48];	/* "1 -> 0"; "" for a field claimed without values */
+	bool unchanged;		/* it did not differ (else it differed otherwise) */
+	uint64_t pages;		/* struct pages */
+	uint64_t vframes;	/* vmemmap pages */
+};
+#define MMC_DIFF_MAX_UNMET 8
+
 struct mmc_diff_claim {
 	char name[MMC_CLAIMS_NAME_MAX];
 	char *reason;
@@ -114,6 +129,9 @@ struct mmc_diff_claim {
 	size_t nranges;		/* ranges it covered something in */
 	size_t nfields;		/* the fields it covered, with their pages */
 	struct mmc_diff_field_count fields[MMC_DIFF_MAX_FIELDS];
+	bool together;		/* its fields are claimed together */
+	size_t nunmet;		/* together: what was missing where it fell short */
+	struct mmc_diff_unmet unmet[MMC_DIFF_MAX_UNMET];
 };
 
 struct mmc_diff_claims {

@@ -480,10 +480,16 @@ void diff_vframes(struct dctx *c, struct mmc_diff_range *dr,
 			nf = n;
 		else
 			nf = share_differs(&va, &A, &vb, &B, idx, n);
+		if (c->claims) {
+			diff_claims_vpages(c, dr, idx, n, nf, wdiff, fa->prot & MMC_VPROT_WRITABLE ? 1 : 0,
+					   fb->prot & MMC_VPROT_WRITABLE ? 1 : 0);
+			idx += n;
+			continue;
+		}
 		uf = diff_note_vframes(c, dr, "vmemmap_frame", idx, n, nf);
 		uw = wdiff ? diff_note_vframes(c, dr, "vmemmap_writable", idx, n, n) : 0;
-		/* a vmemmap page whose frame and protection both differ beyond
-		 * the claims is one differing vmemmap page, not two */
+		/* a vmemmap page whose frame and protection both differ is one
+		 * differing vmemmap page, not two */
 		dr->vframes_differing -= uf < uw ? uf : uw;
 		idx += n;
 	}

@@ -255,9 +255,74 @@ static unsigned int kind_bits(const struct dctx *c, enum mmc_tail_index t,
 	return r->role == MMC_ROLE_SHARED ? k | CR_SHARED : k;
 }
 
-static bool pfn_ok(const struct claim *cl, uint64_t pfn)
+bool claims_pfn_ok(const struct claim *cl, uint64_t pfn)
 {
 	return pfn_span_ok(cl, pfn, pfn + 1);
+}
+
+/* Does s differ in an atom of m (a field's presence mask)? */
+static bool sig_meets(const struct dctx *c, const struct sig *s, const struct sig *m)
+{
+	for (uint32_t x = s->slot_mask & m->slot_mask; x; x &= x - 1) {
+		unsigned int k = (unsigned int)__builtin_ctz(x);
+
+		if (k == c->flags_slot && s->flags_split) {
+			if (s->flag_xor & m->flag_xor)
+				return true;
+		} else if (s->half[k]) {
+			if (s->half[k] & m->half[k])
+				return true;
+		} else {
+			return true;
+		}
+	}
+	return (s->state && m->state) || (s->role && m->role);
+}
+
+/* Field i of together claim b on a page differing in s: 1 it differs as
+ * claimed, 0 it does not differ, -1 it differs otherwise. */
+static int field_met(const struct dctx *c, const struct bclaim *b, size_t i, const struct sig *s,
+		     const struct mmc_nrec *ra, const struct mmc_nrec *rb)
+{
+	const struct claim_field *f = &b->cl->fields[i];
+	const struct vfield *v;
+	const struct atom *a;
+
+	if (!f->has_values)
+		return sig_meets(c, s, &b->fmask[i * MMC_TAIL_KINDS + s->tail]) ? 1 : 0;
+	if (b->vfi[i] < 0)
+		return 0;	/* a vmemmap page's field: never one of a struct page */
+	v = &b->vf[b->vfi[i]];
+	a = &v->at[s->tail];
+	if (a->kind == AK_NONE || !atom_in(c, s, a))
+		return 0;
+	return side_value_ok(&f->from, a, ra) && side_value_ok(&f->to, a, rb) ? 1 : -1;
+}
+
+/* Together claim b: are all its fields met on this page?  If not, miss
+ * and unch get the fields that are not (those not differing at all),
+ * kept only when some other field was met (the claim fell short). */
+static bool together_met(const struct dctx *c, const struct bclaim *b, const struct sig *s,
+			 const struct mmc_nrec *ra, const struct mmc_nrec *rb, uint64_t *miss,
+			 uint64_t *unch)
+{
+	bool any = false;
+
+	*miss = *unch = 0;
+	for (size_t i = 0; i < b->cl->nfields; i++) {
+		int m = field_met(c, b, i, s, ra, rb);
+
+		if (m > 0) {
+			any = true;
+			continue;
+		}
+		*miss |= 1ULL << i;
+		if (!m)
+			*unch |= 1ULL << i;
+	}
+	if (!any)
+		*miss = *unch = 0;
+	return !*miss && any;
 }
 
 /* What claim b covers of s on the page whose records are ra, rb. */
@@ -343,6 +408,23 @@ static struct sig sig_minus(const struct dctx *c, const struct sig *s, const str
 	return u;
 }
 
+void claims_note_short(struct claims_bound *cb, uint64_t n, bool vframes)
+{
+	for (size_t i = 0; i < cb->n; i++) {
+		struct bclaim *b = &cb->b[i];
+
+		for (uint64_t m = b->together ? cb->miss[i] : 0; m; m &= m - 1) {
+			unsigned int f = (unsigned int)__builtin_ctzll(m);
+			int k = (cb->unch[i] >> f & 1) ? 0 : 1;
+
+			if (vframes)
+				b->short_vframes[f][k] += n;
+			else
+				b->short_pages[f][k] += n;
+		}
+	}
+}
+
 /* Pages [p, p + len) of one piece: judged on p. */
 static void piece(struct dctx *c, struct mmc_diff_range *dr, const struct sig *s,
 		  uint64_t p, uint64_t len, const struct side *A, const struct side *B,
@@ -355,6 +437,7 @@ static void piece(struct dctx *c, struct mmc_diff_range *dr, const struct sig *s
 	struct sig tot, cov, u;
 	int32_t first = -1;
 	unsigned int kind;
+	bool short_of = false;
 
 	if (!ra) {
 		mmc_nrec_run_at(&A->first, &A->stride, p - A->start, &rax);
@@ -368,8 +451,14 @@ static void piece(struct dctx *c, struct mmc_diff_range *dr, const struct sig *s
 	for (size_t i = 0; i < cb->n; i++) {
 		struct bclaim *b = &cb->b[i];
 
-		if (!b->range_ok || !(b->cl->pages & kind) || (b->has_pfn && !pfn_ok(b->cl, p)))
+		if (b->together)
+			cb->miss[i] = 0;
+		if (!b->range_ok || !(b->cl->pages & kind) || (b->has_pfn && !claims_pfn_ok(b->cl, p)))
 			continue;
+		if (b->together && !together_met(c, b, s, ra, rb, &cb->miss[i], &cb->unch[i])) {
+			short_of |= cb->miss[i] != 0;
+			continue;
+		}
 		claim_cover(c, b, s, ra, rb, &cov);
 		if (!diff_sig_any(&cov))
 			continue;
@@ -387,6 +476,8 @@ static void piece(struct dctx *c, struct mmc_diff_range *dr, const struct sig *s
 		diff_close_group(c, &c->cgrp);
 	if (diff_sig_any(&u)) {
 		diff_note_differing(c, dr, &u, p, len, A, B);
+		if (short_of)
+			claims_note_short(cb, len, false);
 	} else {
 		diff_close_group(c, &c->grp);
 		dr->claimed += len;
@@ -516,60 +607,7 @@ void diff_claims_chunk(struct dctx *c, struct mmc_diff_range *dr, const struct s
 	}
 }
 
-/* ---- vmemmap pages, ranges, pgmaps ---- */
-
-uint64_t diff_claims_vclip(const struct dctx *c, const struct mmc_diff_range *dr,
-			   uint64_t idx, uint64_t n)
-{
-	const struct claims_bound *cb = c->claims;
-
-	for (size_t i = 0; i < cb->n; i++) {
-		const struct bclaim *b = &cb->b[i];
-
-		for (size_t q = 0; b->range_ok && b->has_pfn && q < b->cl->nclauses; q++) {
-			const struct claim_clause *cl = &b->cl->clauses[q];
-
-			for (size_t a = 0; cl->key == CK_PFN && a < cl->nalt; a++) {
-				uint64_t edge[2] = { cl->alt[a].lo, cl->alt[a].hi };
-
-				for (int e = 0; e < 2; e++) {
-					uint64_t kx;
-
-					if (edge[e] <= dr->start_pfn)
-						continue;
-					/* first vmemmap page whose first pfn is >= edge */
-					kx = (edge[e] - dr->start_pfn + cb->ppv - 1) / cb->ppv;
-					if (kx > idx && kx < idx + n)
-						n = kx - idx;
-				}
-			}
-		}
-	}
-	return n;
-}
-
-bool diff_claims_vframes(struct dctx *c, struct mmc_diff_range *dr, const char *field,
-			 uint64_t idx, uint64_t ndiff)
-{
-	struct claims_bound *cb = c->claims;
-	uint64_t pfn = dr->start_pfn + idx * cb->ppv;
-	bool covered = false;
-
-	for (size_t i = 0; i < cb->n; i++) {
-		struct bclaim *b = &cb->b[i];
-
-		if (!b->range_ok || b->cl->pages != CR_ANY || (b->has_pfn && !pfn_ok(b->cl, pfn)) ||
-		    !claims_covers(c, b, field, MMC_TAIL_NONE))
-			continue;
-		b->vframes += ndiff;
-		cb->out->range_vframes[i * cb->nranges_max + c->ri] += ndiff;
-		diff_count_named(&b->cnt, field, ndiff);
-		covered = true;
-	}
-	if (covered)
-		dr->vframes_claimed += ndiff;
-	return covered;
-}
+/* ---- ranges, pgmaps ---- */
 
 bool diff_claims_range_only(struct dctx *c, struct mmc_diff_range *dr, int side)
 {
@@ -738,6 +776,21 @@ void diff_claims_finish(struct dctx *c)
 			    out->range_vframes[i * cb->nranges_max + r])
 				d->nranges++;
 		diff_flush_counts(c, &b->cnt, d->fields, &d->nfields);
+		d->together = b->together;
+		for (size_t f = 0; b->together && f < b->cl->nfields; f++) {
+			for (int k = 0; k < 2 && d->nunmet < MMC_DIFF_MAX_UNMET; k++) {
+				struct mmc_diff_unmet *u = &d->unmet[d->nunmet];
+
+				if (!b->short_pages[f][k] && !b->short_vframes[f][k])
+					continue;
+				snprintf(u->field, sizeof(u->field), "%s", b->name[f]);
+				snprintf(u->claimed, sizeof(u->claimed), "%s", b->cl->fields[f].values);
+				u->unchanged = k == 0;
+				u->pages = b->short_pages[f][k];
+				u->vframes = b->short_vframes[f][k];
+				d->nunmet++;
+			}
+		}
 		if (!d->pages && !d->vframes && !d->range_pages && !d->pgmap_diffs)
 			out->nunseen++;
 	}

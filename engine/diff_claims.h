@@ -36,6 +36,14 @@ struct bclaim {
 	/* a chunk may need cutting: pfn windows, values, head vs order-0 */
 	bool cuts;
 	bool range_ok;		/* its where holds for the current range */
+	/* together: per field, its presence on each page kind (fields
+	 * without values: the atoms it names), vf's index of a field with
+	 * values (-1: none), and where it fell short on pages beyond the
+	 * claims: [field][0 unchanged, 1 otherwise] */
+	bool together;
+	struct sig *fmask;	/* [field * MMC_TAIL_KINDS + kind] */
+	int *vfi;
+	uint64_t (*short_pages)[2], (*short_vframes)[2];
 	struct field_counts cnt;
 	uint64_t pages, vframes, range_pages;
 	size_t pgmap_diffs;
@@ -50,11 +58,24 @@ struct claims_bound {
 	bool any_ok;		/* a claim's where holds for the current range */
 	size_t nranges_max;
 	struct mmc_diff_claims *out;
+	/* scratch, per claim: the together fields missing on the page being
+	 * judged, and which of them did not differ at all */
+	uint64_t *miss, *unch;
 };
+
+/* Every pfn= window of cl holds pfn. */
+bool claims_pfn_ok(const struct claim *cl, uint64_t pfn);
+
+/* The together claims that fell short (cb->miss, cb->unch) on n pages
+ * (vframes: vmemmap pages) beyond the claims: counted per field. */
+void claims_note_short(struct claims_bound *cb, uint64_t n, bool vframes);
 
 /* Does one of b's fields without values cover the field the diff names n
  * on a page of kind t?  A "A+B" word is covered when both parts are. */
 bool claims_covers(const struct dctx *c, const struct bclaim *b, const char *n,
 		   enum mmc_tail_index t);
+/* Does the one field the diff names r cover the field named n? */
+bool claims_field_covers(const struct dctx *c, const char *r, const char *n,
+			 enum mmc_tail_index t);
 
 #endif

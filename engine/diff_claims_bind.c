@@ -63,24 +63,24 @@ static bool folio_name(const struct mmc_layout *la, const char *n)
 	return true;
 }
 
+bool claims_field_covers(const struct dctx *c, const char *r, const char *n,
+			 enum mmc_tail_index t)
+{
+	return !strcmp(r, "any") || !strcmp(r, n) || (!strcmp(r, "flags") && flags_name(n)) ||
+	       (!strcmp(r, "vmemmap") && !strncmp(n, "vmemmap_", 8)) ||
+	       (!strcmp(r, "folio") && (t == MMC_TAIL_FIRST || t == MMC_TAIL_SECOND) &&
+		c->la && folio_name(c->la, n));
+}
+
 bool claims_covers(const struct dctx *c, const struct bclaim *b, const char *n,
 		   enum mmc_tail_index t)
 {
 	const struct claim *cl = b->cl;
 	char part[MMC_CLAIMS_NAME_MAX];
 
-	for (size_t i = 0; i < cl->nfields; i++) {
-		const char *r = b->name[i];
-
-		if (cl->fields[i].has_values)
-			continue;
-		if (!strcmp(r, "any") || !strcmp(r, n) ||
-		    (!strcmp(r, "flags") && flags_name(n)) ||
-		    (!strcmp(r, "vmemmap") && !strncmp(n, "vmemmap_", 8)) ||
-		    (!strcmp(r, "folio") && (t == MMC_TAIL_FIRST || t == MMC_TAIL_SECOND) &&
-		     c->la && folio_name(c->la, n)))
+	for (size_t i = 0; i < cl->nfields; i++)
+		if (!cl->fields[i].has_values && claims_field_covers(c, b->name[i], n, t))
 			return true;
-	}
 	if (!strchr(n, '+'))
 		return false;
 	while (*n) {
@@ -318,6 +318,88 @@ static void cover_masks(const struct dctx *c, struct bclaim *b)
 	}
 }
 
+/* Does field r name label, or one of its '+'-parts ("_refcount" of a word
+ * "_mapcount+_refcount" that differs as a whole)? */
+static bool field_touches(const struct dctx *c, const char *r, const char *label,
+			  enum mmc_tail_index t)
+{
+	if (claims_field_covers(c, r, label, t))
+		return true;
+	if (!strchr(label, '+'))
+		return false;
+	for (const char *p = label; *p;) {
+		size_t len = strcspn(p, "+");
+		char part[48];
+
+		if (len < sizeof(part)) {
+			memcpy(part, p, len);
+			part[len] = 0;
+			if (claims_field_covers(c, r, part, t))
+				return true;
+		}
+		p += len;
+		if (*p == '+')
+			p++;
+	}
+	return false;
+}
+
+/* A together claim's field r without values: the atoms of difference it
+ * names on each page kind (differing in any of them is differing in it). */
+static void presence_mask(const struct dctx *c, const char *r, struct sig *m)
+{
+	char label[48], pre[32], name[48];
+
+	for (unsigned int ti = 0; ti < MMC_TAIL_KINDS; ti++) {
+		enum mmc_tail_index t = (enum mmc_tail_index)ti;
+		struct sig *x = &m[ti];
+		uint64_t zm = mmc_flags_zone_mask(c->ga), nm = mmc_flags_node_mask(c->ga);
+		uint64_t om = diff_order_mask(c, t), bits = 0;
+
+		memset(x, 0, sizeof(*x));
+		x->tail = t;
+		x->state = claims_field_covers(c, r, "state", t);
+		x->role = claims_field_covers(c, r, "role", t);
+		for (unsigned int k = 0; k < nslots_of(c); k++) {
+			diff_slot_name(c, k, t, label, sizeof(label));
+			if (k == c->flags_slot) {
+				if (claims_field_covers(c, r, label, t))
+					bits = ~0ULL;
+				continue;
+			}
+			if (field_touches(c, r, label, t))
+				x->slot_mask |= 1u << k;
+			for (unsigned int h = 0; h < 2; h++)
+				if (c->split[k][t] && (claims_field_covers(c, r, label, t) ||
+						       claims_field_covers(c, r, c->half_name[k][t][h], t))) {
+					x->slot_mask |= 1u << k;
+					x->half[k] |= (uint8_t)(1u << h);
+				}
+		}
+		diff_flags_prefix(c, t, pre, sizeof(pre));
+		snprintf(name, sizeof(name), "%s.zone", pre);
+		if (zm && claims_field_covers(c, r, name, t))
+			bits |= zm;
+		snprintf(name, sizeof(name), "%s.node", pre);
+		if (nm && claims_field_covers(c, r, name, t))
+			bits |= nm;
+		snprintf(name, sizeof(name), "%s.order", pre);
+		if (om && claims_field_covers(c, r, name, t))
+			bits |= om;
+		for (unsigned int bit = 0; bit < 64; bit++) {
+			if ((zm | nm | om) & (1ULL << bit))
+				continue;
+			diff_bit_name(c, t, bit, name, sizeof(name));
+			if (claims_field_covers(c, r, name, t))
+				bits |= 1ULL << bit;
+		}
+		if (bits) {
+			x->slot_mask |= 1u << c->flags_slot;
+			x->flag_xor = bits;
+		}
+	}
+}
+
 static struct mmc_error *bind_claim(struct dctx *c, const struct dctx *xb, struct bclaim *b,
 				    const char *file)
 {
@@ -328,6 +410,19 @@ static struct mmc_error *bind_claim(struct dctx *c, const struct dctx *xb, struc
 	b->vf = calloc(cl->nfields ? cl->nfields : 1, sizeof(*b->vf));
 	if (!b->name || !b->vf)
 		return mmc_error_nomem();
+	b->together = cl->together_line != 0;
+	if (b->together) {
+		size_t nf = cl->nfields;
+
+		b->fmask = calloc(nf * MMC_TAIL_KINDS, sizeof(*b->fmask));
+		b->vfi = malloc(nf * sizeof(*b->vfi));
+		b->short_pages = calloc(nf, sizeof(*b->short_pages));
+		b->short_vframes = calloc(nf, sizeof(*b->short_vframes));
+		if (!b->fmask || !b->vfi || !b->short_pages || !b->short_vframes)
+			return mmc_error_nomem();
+		for (size_t i = 0; i < nf; i++)
+			b->vfi[i] = -1;
+	}
 	for (size_t i = 0; i < cl->nfields; i++) {
 		err = resolve(c, xb, b, i, file);
 		if (err)
@@ -345,12 +440,17 @@ static struct mmc_error *bind_claim(struct dctx *c, const struct dctx *xb, struc
 		if (!f->has_values || claim_field_is_range_level(f->name) ||
 		    claim_field_is_vmemmap(f->name))
 			continue;
+		if (b->vfi)
+			b->vfi[i] = (int)b->nvf;
 		v = &b->vf[b->nvf++];
 		b->cuts = true;
 		v->f = f;
 		for (unsigned int t = 0; t < MMC_TAIL_KINDS; t++)
 			v->at[t] = atom_of(c, b->name[i], (enum mmc_tail_index)t);
 	}
+	for (size_t i = 0; b->together && i < cl->nfields; i++)
+		if (!cl->fields[i].has_values)
+			presence_mask(c, b->name[i], &b->fmask[i * MMC_TAIL_KINDS]);
 	return NULL;
 }
 
@@ -374,7 +474,10 @@ struct mmc_error *diff_claims_bind(struct dctx *c, const struct mmc_claims *clai
 	out->claim = calloc(n ? n : 1, sizeof(*out->claim));
 	out->range_pages = calloc((n ? n : 1) * nr, sizeof(uint64_t));
 	out->range_vframes = calloc((n ? n : 1) * nr, sizeof(uint64_t));
-	if (!cb->b || !out->claim || !out->range_pages || !out->range_vframes)
+	cb->miss = calloc(n ? n : 1, sizeof(*cb->miss));
+	cb->unch = calloc(n ? n : 1, sizeof(*cb->unch));
+	if (!cb->b || !out->claim || !out->range_pages || !out->range_vframes || !cb->miss ||
+	    !cb->unch)
 		goto nomem;
 	snprintf(out->file, sizeof(out->file), "%s", claims->path);
 	out->strict = strict;
@@ -411,8 +514,14 @@ void diff_claims_free(struct dctx *c)
 	for (size_t i = 0; i < cb->n && cb->b; i++) {
 		free(cb->b[i].name);
 		free(cb->b[i].vf);
+		free(cb->b[i].fmask);
+		free(cb->b[i].vfi);
+		free(cb->b[i].short_pages);
+		free(cb->b[i].short_vframes);
 	}
 	free(cb->b);
+	free(cb->miss);
+	free(cb->unch);
 	free(cb);
 	c->claims = NULL;
 }

@@ -166,6 +166,11 @@ void diff_claims_chunk(struct dctx *c, struct mmc_diff_range *dr, const struct s
  * not split (>= 1). */
 uint64_t diff_claims_vclip(const struct dctx *c, const struct mmc_diff_range *dr,
 			   uint64_t idx, uint64_t n);
+/* Vmemmap pages [idx, idx + n): nframe of them map another frame, all
+ * n differ in the writable bit if wdiff (wa -> wb, 0/1): counted as
+ * claimed per claim or as differing (dr->vframes_differing, the fields). */
+void diff_claims_vpages(struct dctx *c, struct mmc_diff_range *dr, uint64_t idx, uint64_t n,
+			uint64_t nframe, bool wdiff, int wa, int wb);
 /* true if a claim covers ndiff vmemmap pages at idx differing in field
  * (counted for it). */
 bool diff_claims_vframes(struct dctx *c, struct mmc_diff_range *dr, const char *field,

@@ -165,7 +165,7 @@ static size_t claimed_sentence(const struct mmc_diff_result *res, uint64_t total
 
 void mmc_report_diff_sentence(const struct mmc_diff_result *res, char *buf, size_t size)
 {
-	uint64_t total = diff_total_pages(res);
+	uint64_t total = diff_total_pages(res), vf;
 	size_t len = 0, ndiff = 0;
 
 	if (!size)
@@ -182,6 +182,11 @@ void mmc_report_diff_sentence(const struct mmc_diff_result *res, char *buf, size
 		len = append(buf, size, len, "beyond the claims: %" PRIu64 " of %" PRIu64 " pages in %zu of %zu range%s differ beyond the claims",
 			     res->pages_differing, total, ndiff, res->nranges,
 			     res->nranges == 1 ? "" : "s");
+		vf = 0;
+		for (size_t i = 0; i < res->nranges; i++)
+			vf += res->ranges[i].vframes_differing;
+		if (vf)
+			len = append(buf, size, len, ", %" PRIu64 " vmemmap pages", vf);
 		if (res->npgmap_diffs)
 			len = append(buf, size, len, ", %zu pgmap difference%s", res->npgmap_diffs,
 				     res->npgmap_diffs == 1 ? "" : "s");

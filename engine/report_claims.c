@@ -23,6 +23,25 @@ static uint64_t at(const uint64_t *v, const struct mmc_diff_claims *cl, size_t c
 	return v[claim * cl->nranges + range];
 }
 
+/* "vmemmap_writable unchanged, claimed 1 -> 0: 441 vmemmap pages" */
+static void unmet_text(const struct mmc_diff_unmet *u, char *buf, size_t size)
+{
+	char count[64];
+
+	if (u->pages && u->vframes)
+		snprintf(count, sizeof(count), "%" PRIu64 " pages, %" PRIu64 " vmemmap pages",
+			 u->pages, u->vframes);
+	else if (u->pages)
+		snprintf(count, sizeof(count), "%" PRIu64 " pages", u->pages);
+	else
+		snprintf(count, sizeof(count), "%" PRIu64 " vmemmap pages", u->vframes);
+	if (u->unchanged)
+		snprintf(buf, size, "%s unchanged%s%s: %s", u->field, u->claimed[0] ? ", claimed " : "",
+			 u->claimed, count);
+	else
+		snprintf(buf, size, "%s differs, not %s as claimed: %s", u->field, u->claimed, count);
+}
+
 size_t mmc_report_claims_unseen(const struct mmc_diff_result *res, char *buf, size_t size,
 				size_t len)
 {
@@ -108,6 +127,14 @@ void mmc_report_claims_text(FILE *out, const struct mmc_diff_result *res)
 		for (size_t f = 0; f < d->nfields; f++)
 			fprintf(out, "      %-32s  %10" PRIu64 "\n", d->fields[f].name,
 				d->fields[f].pages);
+		if (d->together)
+			fprintf(out, "      together: covers a page only where all its fields differ as claimed\n");
+		for (size_t u = 0; u < d->nunmet; u++) {
+			char why[256];
+
+			unmet_text(&d->unmet[u], why, sizeof(why));
+			fprintf(out, "      beyond the claims, %s\n", why);
+		}
 	}
 	for (size_t r = 0; r < res->nranges; r++) {
 		const struct mmc_diff_range *dr = &res->ranges[r];
@@ -175,7 +202,18 @@ void mmc_report_claims_json(FILE *out, const struct mmc_diff_result *res)
 			mmc_json_string(out, d->fields[f].name);
 			fprintf(out, ":%" PRIu64, d->fields[f].pages);
 		}
-		fputs("},\"by_range\":[", out);
+		fprintf(out, "},\"together\":%s,\"unmet\":[", d->together ? "true" : "false");
+		for (size_t u = 0; u < d->nunmet; u++) {
+			const struct mmc_diff_unmet *x = &d->unmet[u];
+
+			fputs(u ? ",{\"field\":" : "{\"field\":", out);
+			mmc_json_string(out, x->field);
+			fputs(",\"claimed\":", out);
+			mmc_json_string(out, x->claimed);
+			fprintf(out, ",\"unchanged\":%s,\"pages\":%" PRIu64 ",\"vframes\":%" PRIu64 "}",
+				x->unchanged ? "true" : "false", x->pages, x->vframes);
+		}
+		fputs("],\"by_range\":[", out);
 		for (size_t r = 0; r < res->nranges; r++) {
 			uint64_t p = at(cl->range_pages, cl, i, r), v = at(cl->range_vframes, cl, i, r);
 
@@ -243,6 +281,12 @@ void mmc_report_claims_ktap(FILE *out, const struct mmc_diff_result *res, size_t
 		const struct mmc_diff_claim *d = &cl->claim[i];
 
 		fprintf(out, "# claim %s: %s\n", d->name, d->reason);
+		for (size_t u = 0; u < d->nunmet; u++) {
+			char why[256];
+
+			unmet_text(&d->unmet[u], why, sizeof(why));
+			fprintf(out, "# claim %s (together), beyond the claims: %s\n", d->name, why);
+		}
 		if (!seen(d)) {
 			if (cl->strict)
 				fprintf(out, "not ok %zu claim %s # claimed but not seen (--strict)\n",
@@ -282,18 +326,30 @@ void mmc_report_claims_junit(FILE *out, const struct mmc_diff_result *res)
 		fputs("    <testcase classname=\"memmapcheck.claims\" name=\"claim ", out);
 		mmc_report_xml_string(out, d->name);
 		fputs("\">\n", out);
-		if (!seen(d)) {
+		if (!seen(d))
 			fprintf(out, "      <%s message=\"claimed but not seen%s\"/>\n",
 				cl->strict ? "failure type=\"unseen\"" : "skipped",
 				cl->strict ? " (--strict)" : "");
-		} else {
+		if (!seen(d) && !d->nunmet) {
+			fputs("    </testcase>\n", out);
+			continue;
+		}
+		fputs("      <system-out>", out);
+		if (seen(d)) {
 			claim_summary(d, what, sizeof(what));
-			fputs("      <system-out>", out);
 			mmc_report_xml_string(out, what);
 			fputs(": ", out);
 			mmc_report_xml_string(out, d->reason);
-			fputs("</system-out>\n", out);
 		}
+		for (size_t u = 0; u < d->nunmet; u++) {
+			char why[256];
+
+			unmet_text(&d->unmet[u], why, sizeof(why));
+			fputs(seen(d) || u ? "\ntogether, beyond the claims: " : "together, beyond the claims: ",
+			      out);
+			mmc_report_xml_string(out, why);
+		}
+		fputs("</system-out>\n", out);
 		fputs("    </testcase>\n", out);
 	}
 }

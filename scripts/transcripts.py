@@ -14,7 +14,8 @@ A transcript is an indented code block right after a marker line:
 Each CMD runs with bash in a work directory that holds the committed
 material under plain names: every saved layout (test-vectors/layouts/
 <kernel>.layout), every committed dump (dumps/<group>.tar.xz unpacked by
-scripts/unpack-dumps.sh, <image>.kdump) and, when the cache has it,
+scripts/unpack-dumps.sh, <image>.kdump), the patches and their claims files
+(patches/<kver>/) and, when the cache has it,
 Debian's 6.1 debug vmlinux as vmlinux-6.1.0-57-amd64, and images made
 since (in $CACHE/images) with their kernels' vmlinux as <kernel>.vmlinux.  memmapcheck ($MMC_BUILD)
 and these helpers are on PATH:
@@ -105,7 +106,7 @@ def setup(work):
     for f in os.listdir(os.path.join(TOP, "test-vectors", "layouts")):
         if f.endswith(".layout"):
             os.symlink(os.path.join(TOP, "test-vectors", "layouts", f), os.path.join(work, f))
-    for g in ("6.1-stock", "6.12", "7.2"):
+    for g in ("6.1-stock", "6.12", "7.2", "section-vmemmap"):
         r = subprocess.run([os.path.join(TOP, "scripts", "unpack-dumps.sh"), g],
                            capture_output=True, text=True)
         if r.returncode != 0:
@@ -130,6 +131,8 @@ def setup(work):
         if os.path.exists(v) and not k.startswith("6.1-"):
             os.symlink(v, os.path.join(work, k + ".vmlinux"))
     os.symlink(os.path.join(TOP, "doc", "bench"), os.path.join(work, "doc-bench"))
+    # the claims files of the patches: patches/<kver>/<name>.claims
+    os.symlink(os.path.join(TOP, "patches"), os.path.join(work, "patches"))
     bindir = os.path.join(work, ".bin")
     os.mkdir(bindir)
     for name, script in HELPER_SCRIPTS.items():

@@ -155,7 +155,11 @@ static struct mmc_snapshot *build(const struct mmc_layout *l, uint64_t vbase,
 			die(mmc_snapshot_append(s, &rec));
 		}
 		for (uint64_t k = 0; k < n * 64 / 4096; k++) {
-			struct mmc_vframe vf = { .kind = i ? MMC_VF_DEVICE : MMC_VF_RAM };
+			/* a version-5 snapshot: the PTE's writable bit recorded, set */
+			struct mmc_vframe vf = { .kind = i ? MMC_VF_DEVICE : MMC_VF_RAM,
+						 .prot = MMC_VPROT_WRITABLE,
+						 .prot_known = MMC_VPROT_WRITABLE,
+						 .leaf = MMC_VLEAF_PTE };
 
 			if (!i)
 				vf.share_back = k % 8 >= 2 ? (int64_t)(k % 8 - 1) : 0;
@@ -206,6 +210,43 @@ static void m_vframe(unsigned int range, uint64_t i, struct mmc_vframe *vf)
 {
 	if (range == 0 && i % 8 >= 2)
 		vf->share_back = 0;
+}
+
+/*
+ * The section-based vmemmap (patches/7.2/section-vmemmap.patch) in
+ * miniature: the tail vmemmap pages vp1..vp7 of every compound page of R1
+ * map one frame, the first one's vp1 (it allocates it), read-only.  So
+ * vp1..vp7 of compound pages 1..7 change frame (49 vmemmap pages), those
+ * of compound page 0 keep their sharing; all 56 turn read-only.
+ */
+static void m_section(unsigned int range, uint64_t i, struct mmc_vframe *vf)
+{
+	if (range == 0 && i % 8 >= 1) {
+		vf->share_back = i == 1 ? 0 : (int64_t)i - 1;
+		vf->prot &= (uint8_t)~MMC_VPROT_WRITABLE;
+	}
+}
+
+/* ... and the same without the write-protect (mut-section-writable) */
+static void m_section_rw(unsigned int range, uint64_t i, struct mmc_vframe *vf)
+{
+	if (range == 0 && i % 8 >= 1)
+		vf->share_back = i == 1 ? 0 : (int64_t)i - 1;
+}
+
+/* R2's order-0 pages: zone 4 -> 2 on all, refcount 1 -> 0 on the first
+ * half, 1 -> 2 on the next quarter, unchanged on the last quarter */
+static void m_zone_ref_part(uint64_t pfn, struct mmc_nrec *r)
+{
+	uint64_t k = pfn - R2_START;
+
+	if (pfn < R2_START + 8 || pfn >= R2_START + R2_PAGES)
+		return;
+	r->slot[0] = raw(((uint64_t)r->slot[0].v & ~(7ULL << 61)) | (2ULL << 61));
+	if (k < R2_PAGES / 2)
+		r->slot[6] = raw(0xffffffffULL);
+	else if (k < R2_PAGES * 3 / 4)
+		r->slot[6] = raw(0x2ffffffffULL);
 }
 
 static void m_shift(size_t i, struct mmc_spgmap *pg)
@@ -304,8 +345,14 @@ static bool same_result(const struct mmc_diff_result *x, const struct mmc_diff_r
 		const struct mmc_diff_claim *a = &x->claims->claim[i], *b = &y->claims->claim[i];
 
 		if (a->pages != b->pages || a->vframes != b->vframes || a->nfields != b->nfields ||
-		    a->nranges != b->nranges)
+		    a->nranges != b->nranges || a->nunmet != b->nunmet)
 			return false;
+		for (size_t u = 0; u < a->nunmet; u++)
+			if (strcmp(a->unmet[u].field, b->unmet[u].field) ||
+			    a->unmet[u].unchanged != b->unmet[u].unchanged ||
+			    a->unmet[u].pages != b->unmet[u].pages ||
+			    a->unmet[u].vframes != b->unmet[u].vframes)
+				return false;
 		for (size_t f = 0; f < a->nfields; f++)
 			if (strcmp(a->fields[f].name, b->fields[f].name) ||
 			    a->fields[f].pages != b->fields[f].pages)
@@ -314,6 +361,8 @@ static bool same_result(const struct mmc_diff_result *x, const struct mmc_diff_r
 	for (size_t r = 0; r < x->nranges; r++)
 		if (x->ranges[r].differing != y->ranges[r].differing ||
 		    x->ranges[r].claimed != y->ranges[r].claimed ||
+		    x->ranges[r].vframes_differing != y->ranges[r].vframes_differing ||
+		    x->ranges[r].vframes_claimed != y->ranges[r].vframes_claimed ||
 		    x->ranges[r].verdict != y->ranges[r].verdict)
 			return false;
 	for (size_t g = 0; g < x->ngroups; g++)
@@ -384,6 +433,16 @@ static void test_parser(void)
 		  "vmemmap_frame is not a field of one struct page, so the pages line (line 4)" },
 		{ "memmapcheck-claims 1\nclaim a\n reason r\n pages head\n field range\n", 5,
 		  "range is not a field of one struct page" },
+		{ "memmapcheck-claims 1\nclaim a\n reason r\n together\n field _refcount\n", 4,
+		  "together needs at least two field lines (claim a has 1)" },
+		{ "memmapcheck-claims 1\nclaim a\n reason r\n together now\n", 4, "'together' takes nothing after it" },
+		{ "memmapcheck-claims 1\nclaim a\n reason r\n together\n together\n", 5,
+		  "a second 'together' in claim a (line 4" },
+		{ "memmapcheck-claims 1\nclaim a\n reason r\n together\n field _refcount\n field vmemmap_frame\n", 4,
+		  "names _refcount (a struct page's) and vmemmap_frame (a vmemmap page's)" },
+		{ "memmapcheck-claims 1\nclaim a\n reason r\n together\n field vmemmap_frame\n field range\n", 6,
+		  "range is a range-level difference" },
+		{ "memmapcheck-claims 1\ntogether\n", 2, "'together' before the first 'claim NAME'" },
 		{ "memmapcheck-claims 1\nclaim a\n reason caf\xc3\n", 3, "not UTF-8" },
 		{ "memmapcheck-claims 1\nclaim a\n reason \xed\xa0\x80\n", 3, "not UTF-8" },
 	};
@@ -474,7 +533,7 @@ static void test_damaged(void)
 {
 	static const char good[] =
 		"memmapcheck-claims 1\nclaim a\n reason why # c\n where type=devdax shift=9-18 pfn=0x10-0x20\n"
-		" pages head,tail\n field _refcount 0 -> 1\n field compound_head page-3+1 -> pgmap#2+8\n"
+		" pages head,tail\n together\n field _refcount 0 -> 1\n field compound_head page-3+1 -> pgmap#2+8\n"
 		"claim b\n reason r\n field pgmap.owner obj#3(direct) -> NULL\n";
 	unsigned int seed = 12345, bad_line = 0, parsed = 0;
 	char buf[sizeof(good) + 8];
@@ -702,6 +761,152 @@ static void test_matching(void)
 		res = check(NULL, "memmapcheck-claims 1\n", "identical, empty claims");
 		tap_ok(res->verdict == MMC_AS_CLAIMED && !res->pages_claimed && !res->claims->nclaims,
 		       "[proof] identical images, no claims: as claimed, nothing claimed");
+		mmc_diff_result_destroy(res);
+	}
+}
+
+/* ---- together ---- */
+
+static char *render(const struct mmc_diff_result *res, enum mmc_format fmt);
+
+static const struct mmc_diff_unmet *unmet_of(const struct mmc_diff_claim *c, const char *field)
+{
+	for (size_t u = 0; c && u < c->nunmet; u++)
+		if (!strcmp(c->unmet[u].field, field))
+			return &c->unmet[u];
+	return NULL;
+}
+
+#define SECTION_CLAIMS \
+	"memmapcheck-claims 1\n" \
+	"claim shared\n reason the tail vmemmap pages of a section share one read-only frame\n" \
+	" where type=devdax shift=9 altmap=no\n together\n field vmemmap_frame\n" \
+	" field vmemmap_writable 1 -> 0\n" \
+	"claim read-only\n reason the first compound page's tail frame turns read-only too\n" \
+	" where type=devdax shift=9 altmap=no\n field vmemmap_writable 1 -> 0\n"
+
+static void test_together(void)
+{
+	struct mmc_diff_result *res;
+	const struct mmc_diff_claim *sh, *ro;
+	const struct mmc_diff_unmet *u;
+	/* from the geometry: 8 compound pages of 8 vmemmap pages */
+	const uint64_t moved = (NCOMPOUND - 1) * 7, ro_pages = NCOMPOUND * 7;
+
+	{
+		struct mut m = { .vframe = m_section };
+
+		res = check(&m, SECTION_CLAIMS, "section vmemmap, the port's claims");
+		sh = claim_of(res, "shared");
+		ro = claim_of(res, "read-only");
+		tap_ok(res->verdict == MMC_AS_CLAIMED && sh && sh->together && sh->vframes == moved &&
+		       ro && ro->vframes == ro_pages && res->ranges[0].vframes_claimed == ro_pages &&
+		       res->ranges[0].vframes_differing == 0 && !sh->nunmet && !res->claims->nunseen,
+		       "[proof] section sharing + read-only, claimed together: as claimed, %llu vmemmap pages together, %llu read-only",
+		       (unsigned long long)moved, (unsigned long long)ro_pages);
+		mmc_diff_result_destroy(res);
+
+		/* vmemmap_writable FROM -> TO is matched on the bits */
+		res = check(&m, "memmapcheck-claims 1\nclaim f\n reason r\n field vmemmap_frame\n"
+			    "claim w\n reason r\n field vmemmap_writable 0 -> 1\n", "section vmemmap, writable 0 -> 1");
+		tap_ok(res->verdict == MMC_BEYOND_CLAIMS && res->ranges[0].vframes_differing == ro_pages &&
+		       field_pages(res, "vmemmap_writable") == ro_pages && claim_of(res, "w")->vframes == 0 &&
+		       claim_of(res, "f")->vframes == moved,
+		       "[proof] vmemmap_writable 0 -> 1 does not cover 1 -> 0: %llu vmemmap pages beyond",
+		       (unsigned long long)ro_pages);
+		mmc_diff_result_destroy(res);
+	}
+	{
+		struct mut m = { .vframe = m_section_rw };
+
+		res = check(&m, SECTION_CLAIMS, "section vmemmap without the write-protect, the port's claims");
+		sh = claim_of(res, "shared");
+		u = unmet_of(sh, "vmemmap_writable");
+		tap_ok(res->verdict == MMC_BEYOND_CLAIMS && res->ranges[0].vframes_differing == moved &&
+		       field_pages(res, "vmemmap_frame") == moved && sh && sh->vframes == 0 &&
+		       res->claims->nunseen == 2 && u && u->unchanged && u->vframes == moved && !u->pages &&
+		       !strcmp(u->claimed, "1 -> 0"),
+		       "[proof] frames shared but left writable: beyond, %llu vmemmap pages, vmemmap_writable unchanged (claimed 1 -> 0)",
+		       (unsigned long long)moved);
+		mmc_diff_result_destroy(res);
+		res = diff_with(&layout612, &layout612, &m, SECTION_CLAIMS, false, false, NULL);
+		{
+			char *t = render(res, MMC_FMT_TEXT), *j = render(res, MMC_FMT_JSON);
+			char *k = render(res, MMC_FMT_KTAP), *x = render(res, MMC_FMT_JUNIT);
+
+			if (getenv("TEST_CLAIMS_SHOW"))
+				printf("%s\n%s\n%s\n", t, k, x);
+			tap_ok(t && strstr(t, "      together: covers a page only where all its fields differ as claimed\n"
+					   "      beyond the claims, vmemmap_writable unchanged, claimed 1 -> 0: 49 vmemmap pages\n") &&
+			       j && strstr(j, "\"together\":true,\"unmet\":[{\"field\":\"vmemmap_writable\",\"claimed\":\"1 -> 0\","
+					   "\"unchanged\":true,\"pages\":0,\"vframes\":49}]") &&
+			       k && strstr(k, "# claim shared (together), beyond the claims: vmemmap_writable unchanged, claimed 1 -> 0: 49 vmemmap pages\n") &&
+			       x && strstr(x, "<skipped message=\"claimed but not seen\"/>\n      <system-out>together, beyond the claims: "
+					   "vmemmap_writable unchanged, claimed 1 -&gt; 0: 49 vmemmap pages</system-out>"),
+			       "[proof] text, JSON, KTAP and JUnit say what the together claim missed: vmemmap_writable unchanged, claimed 1 -> 0");
+			free(t);
+			free(j);
+			free(k);
+			free(x);
+		}
+		mmc_diff_result_destroy(res);
+
+		res = check(&m, "memmapcheck-claims 1\nclaim shared\n reason r\n where shift=9\n"
+			    " field vmemmap_frame\nclaim read-only\n reason r\n field vmemmap_writable 1 -> 0\n",
+			    "section vmemmap without the write-protect, claimed apart");
+		tap_ok(res->verdict == MMC_AS_CLAIMED && res->claims->nunseen == 1 &&
+		       claim_of(res, "read-only")->vframes == 0,
+		       "[proof] the same claimed apart (no together): as claimed, the read-only claim only not seen -- the gap together closes");
+		mmc_diff_result_destroy(res);
+
+		res = check(&m, "memmapcheck-claims 1\nclaim shared\n reason r\n where shift=9\n"
+			    " field vmemmap_frame\n", "section vmemmap without the write-protect, its own claims");
+		tap_ok(res->verdict == MMC_AS_CLAIMED && !res->claims->nunseen &&
+		       claim_of(res, "shared")->vframes == moved,
+		       "[proof] ... and as claimed with its own claims (the frame only)");
+		mmc_diff_result_destroy(res);
+	}
+	{
+		struct mut m = { .page = m_zone_ref_part };
+		const uint64_t n = R2_PAGES - 8, both = R2_PAGES / 2 - 8, other = R2_PAGES / 4;
+		const struct mmc_diff_claim *c;
+		const struct mmc_diff_unmet *u0, *u1;
+
+		res = check(&m, "memmapcheck-claims 1\nclaim zr\n reason r\n together\n"
+			    " field flags.zone 4 -> 2\n field _refcount 1 -> 0\n", "zone and refcount together");
+		c = claim_of(res, "zr");
+		u0 = NULL;
+		u1 = NULL;
+		for (size_t k = 0; c && k < c->nunmet; k++) {
+			if (c->unmet[k].unchanged)
+				u0 = &c->unmet[k];
+			else
+				u1 = &c->unmet[k];
+		}
+		tap_ok(res->verdict == MMC_BEYOND_CLAIMS && c && c->pages == both &&
+		       res->pages_claimed == both && res->pages_differing == n - both &&
+		       field_pages(res, "flags.zone") == n - both && field_pages(res, "_refcount") == other &&
+		       u0 && !strcmp(u0->field, "_refcount") && u0->pages == other &&
+		       u1 && !strcmp(u1->field, "_refcount") && u1->pages == other && !u1->vframes &&
+		       !strcmp(u1->claimed, "1 -> 0"),
+		       "[proof] zone 4 -> 2 together with refcount 1 -> 0: %llu pages claimed; %llu beyond, refcount unchanged on %llu, 1 -> 2 on %llu",
+		       (unsigned long long)both, (unsigned long long)(n - both), (unsigned long long)other,
+		       (unsigned long long)other);
+		mmc_diff_result_destroy(res);
+
+		res = check(&m, "memmapcheck-claims 1\nclaim zr\n reason r\n together\n"
+			    " field flags.zone 4 -> 2\n field _refcount 1 -> 0\n"
+			    "claim z\n reason r\n field flags.zone\nclaim ref\n reason r\n field _refcount\n",
+			    "zone and refcount together, and apart");
+		tap_ok(res->verdict == MMC_AS_CLAIMED && claim_of(res, "zr")->pages == both &&
+		       claim_of(res, "z")->pages == n && !claim_of(res, "zr")->nunmet,
+		       "[proof] other claims covering the fields apart make it as claimed: together limits only its own claim");
+		mmc_diff_result_destroy(res);
+
+		res = check(&m, "memmapcheck-claims 1\nclaim zr\n reason r\n together\n"
+			    " field flags.zone\n field any\n", "zone together with any");
+		tap_ok(res->verdict == MMC_AS_CLAIMED && claim_of(res, "zr")->pages == n,
+		       "[proof] together with the group any: met wherever the zone differs");
 		mmc_diff_result_destroy(res);
 	}
 }
@@ -1078,6 +1283,7 @@ int main(void)
 	test_matching();
 	test_binding();
 	test_alias_covers();
+	test_together();
 	test_reports();
 	test_map();
 	test_speed();
