@@ -7,3 +7,5 @@
 describe "FINDINGS 4's 1 GiB devdax at 0x48000000; HugeTLB 2M with HVO, free; hot-plugged memmap_on_memory DIMM"
 hugetlb 16 0 add2m=8 free2m=4 file2m=4 anon2m=2
 hotplug 4G 256M huge2m=4
+# no_timer_check: the IO-APIC timer probe fails under TCG on a loaded host
+kernel_args no_timer_check
