@@ -20,7 +20,7 @@
 #
 # usage: scripts/make-vectors.sh [--only KVER|stock] [--no-pack] [--pack-only] [--pack-group G]...
 #                                [--skip-existing]
-#   --pack-group G  only (re)pack dumps/G.tar.xz (G: 6.1-stock, 6.12, 7.2, dax-chain), then the index
+#   --pack-group G  only (re)pack dumps/G.tar.xz (G: 6.1-stock, 6.12, 7.2, dax-chain, hvo), then the index
 # Builds run one at a time (the source tree and build dir are shared); each
 # capture runs in the background while the next kernel builds (one at a time).
 # Finished images are appended to $MEMMAPCHECK_STATUS (default .status-images).
@@ -137,7 +137,12 @@ pack_group() { # GROUP IMAGE...
 			[ -s "$tmp/$k.layout" ] ||
 				"$top/build/memmapcheck" layout -q -o "$tmp/$k.layout" "$CACHE/kernels/$k/vmlinux" ||
 				{ log "layout $k FAILED"; rm -rf "$tmp"; return 1; }
-			nice python3 "$here/trim-dump.py" "$tmp/$k.layout" "$tmp/$img.kdump" "$tmp/$img.trim" ||
+			# the hvo group also keeps HugeTLB and memory-block structures,
+			# which trim-dump.py reads with drgn (only /usr/bin/python3 has it)
+			local hvo=()
+			[ "$g" = hvo ] && hvo=(--hvo "$CACHE/kernels/$k/vmlinux")
+			nice "$([ "$g" = hvo ] && echo /usr/bin/python3 || echo python3)" "$here/trim-dump.py" "${hvo[@]}" \
+				"$tmp/$k.layout" "$tmp/$img.kdump" "$tmp/$img.trim" ||
 				{ log "trim $img FAILED"; rm -rf "$tmp"; return 1; }
 			mv "$tmp/$img.trim" "$tmp/$img.kdump"
 		fi
@@ -169,6 +174,13 @@ pack_groups() { # [GROUP...]: (re)compress the groups whose images changed
 	if [ $# -eq 0 ] || [[ $want == *" dax-chain "* ]]; then
 		for img in $(grep -v '^#' "$top/test-vectors/dax-chain-images.txt"); do
 			[ -s "$CACHE/images/$img.kdump" ] && groups[dax-chain]+="$(order_key "$img")"$'\n'
+		done
+	fi
+	# test-vectors/hvo-images.txt: issue 19's images (kernels of
+	# build-kernel.sh --hvo, layouts/*-hvo.sh), in a group of their own
+	if [ $# -eq 0 ] || [[ $want == *" hvo "* ]]; then
+		for img in $(grep -v '^#' "$top/test-vectors/hvo-images.txt" 2>/dev/null); do
+			[ -s "$CACHE/images/$img.kdump" ] && groups[hvo]+="$(order_key "$img")"$'\n'
 		done
 	fi
 	for g in "${!groups[@]}"; do
@@ -253,6 +265,13 @@ pack_all() {
 		echo "differs. The copies in the kernel groups were trimmed before the chain was read and lack it;"
 		echo "the tests take the dax-chain copies (\`tests/taplib.py\` \`dump_path()\`)."
 		echo
+		echo "\`hvo.tar.xz\` holds issue 19's images (\`test-vectors/hvo-images.txt\`): kernels built with"
+		echo "\`scripts/build-kernel.sh KVER VARIANT --hvo\` (HugeTLB with the vmemmap optimisation, memory"
+		echo "hotplug with memmap_on_memory), guests of \`layouts/standard-hvo.sh\`, trimmed by"
+		echo "\`trim-dump.py --hvo VMLINUX\`, which also keeps the hstates and the folios on their lists, the"
+		echo "memory_blocks xarray with its memory_block and vmem_altmap structs, and the vmemmap of every"
+		echo "hugetlb folio and hot-plugged block (with the page tables to them)."
+		echo
 		echo "## Files"
 		echo
 		echo "| file | size (bytes) | sha256 | made by |"
@@ -305,12 +324,12 @@ pack_all() {
 			lvl=$(meta_get "$img" dump_level)
 			cmd="$(meta_get "$img" command); makedumpfile -d $lvl \$CACHE/images/$img.kdump $img.kdump"
 			[ "$(form_of "$img")" = full ] ||
-				cmd="$cmd; scripts/trim-dump.py $(kernel_of "$img").layout $img.kdump OUT; mv OUT $img.kdump"
+				cmd="$cmd; scripts/trim-dump.py $([ "$g" = hvo ] && echo "--hvo \$CACHE/kernels/$(kernel_of "$img")/vmlinux ")$(kernel_of "$img").layout $img.kdump OUT; mv OUT $img.kdump"
 			echo "| \`$img\` | \`$g.tar.xz\` | $(form_of "$img") | $(cat "$CACHE/images/$img$(raw_tag "$g").size" 2>/dev/null || echo "?") | \`$raw\` | \`$cmd\` |" >> "$readme.tmp"
 			kver=${img%%-*}
 			variant=${img#"$kver"-}; variant=${variant%-b[0-9]*}; variant=${variant%-kdump}
 			variant=${variant%-kaslr}; variant=${variant%-fixed}; variant=${variant%-la57}
-			variant=${variant%-dax1g-section}; variant=${variant%-dax1g-misaligned}
+			variant=${variant%-dax1g-section}; variant=${variant%-dax1g-misaligned}; variant=${variant%-hvo}
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$img" "$(meta_get "$img" kernel)" "$variant" \
 				"$(meta_get "$img" kaslr)" "$(modes_of "$(meta_get "$img" ns)")" "$(meta_get "$img" boot)" \
 				"$raw" "dumps/$g.tar.xz:$img.kdump" "$lvl" "$(meta_get "$img" command)" >> "$tsv_out"
