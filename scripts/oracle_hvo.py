@@ -34,8 +34,10 @@ usage: oracle.py hvo list  VMLINUX DUMP [-f json|text]
        oracle.py hvo check VMLINUX DUMP
        oracle.py hvo predict KVER VARIANT VMLINUX BASE_DUMP [-f json|text]
        oracle.py hvo diff VMLINUX BASE_DUMP VMLINUX2 DUMP2
-       oracle.py hvo verify KVER VARIANT VMLINUX BASE_DUMP VMLINUX2 DUMP2
-  verify: predict from the base image, diff the two images, compare.
+       oracle.py hvo verify KVER VARIANT VMLINUX BASE_DUMP VMLINUX2 DUMP2 [BASE_DUMP2]
+  verify: predict from the base image, diff the two images, compare;
+  BASE_DUMP2, another boot of the base kernel, names the words that vary
+  from boot to boot (list links, anon_vma pointers), which are left out.
 Exit: 0 fine (check: every rule holds; verify: prediction and measurement
 agree), 1 violations / disagreements, 2 usage or unreadable input.
 """
@@ -876,10 +878,20 @@ def diff(a, la, b, lb):
     return res
 
 
-def verify(pred, got):
-    """Prediction against a measured diff: one line per disagreement."""
+def verify(pred, got, noise=None):
+    """Prediction against a measured diff: one line per disagreement.
+    `noise` (a diff of two boots of the base kernel) names the words that
+    vary from boot to boot (list links, anon_vma pointers): left out."""
     bad = []
     unc = pred.get('uncertain', {})
+    noise = noise['struct_pages'] if noise else {}
+    for p in list(got['struct_pages']):
+        if p in noise:
+            rest = [n for n in got['struct_pages'][p] if n not in noise[p]]
+            if rest:
+                got['struct_pages'][p] = rest
+            else:
+                del got['struct_pages'][p]
     for p, names in got['struct_pages'].items():
         if p in unc:
             continue
@@ -979,13 +991,17 @@ def main(argv):
             a, b = Image(args[0], args[1]), Image(args[2], args[3])
             print(json.dumps(diff(a, listing(a), b, listing(b)), indent=1))
             return 0
-        if cmd == 'verify' and len(args) == 6:
+        if cmd == 'verify' and len(args) in (6, 7):
             kver, variant = args[0], args[1]
             a, b = Image(args[2], args[3]), Image(args[4], args[5])
             la = listing(a)
             pred = predict(kver, variant, a, la)
             got = diff(a, la, b, listing(b))
-            bad = verify(pred, got)
+            noise = None
+            if len(args) == 7:
+                c = Image(args[2], args[6])
+                noise = diff(a, la, c, listing(c))
+            bad = verify(pred, got, noise)
             for x in bad[:40]:
                 print('MISMATCH', x)
             print('%s %s: predicted %d struct pages (%d uncertain), %d folio changes; measured %d, %d: %s'
