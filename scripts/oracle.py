@@ -28,7 +28,9 @@ lays them out for the test kernels' configuration.
 
 Nothing here reads memmapcheck's output or its code.
 
-usage: oracle.py KVER VARIANT... [--boot-mb M] [--no-1g] [--layout NAME]
+usage: oracle.py hvo list|check|predict|diff ...   (HugeTLB folios and
+                  hot-plugged memory blocks of a dump: scripts/oracle_hvo.py)
+       oracle.py KVER VARIANT... [--boot-mb M] [--no-1g] [--layout NAME]
                   [--memmap LIST --ns LIST --ram-mb R] [--console LOG] [-f json|text]
                   [-j JOBS]
   --layout NAME  a named guest layout (scripts/guest/layouts/NAME.sh); boot
@@ -1027,6 +1029,12 @@ def run_cache():
 
 
 def main():
+    if sys.argv[1:2] == ["hvo"]:
+        # HugeTLB folios and hot-plugged memory blocks, read from a dump
+        # (scripts/oracle_hvo.py; drgn for DWARF: /usr/bin/python3)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import oracle_hvo
+        return oracle_hvo.main(sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("kver")
     ap.add_argument("variant", nargs="+")

@@ -98,7 +98,7 @@ def unpacked(group):
     return unpack(group)[0]
 
 
-OWN_GROUPS = ("section-vmemmap",)
+OWN_GROUPS = ("section-vmemmap", "hvo")
 
 
 def group_of(image):
