@@ -101,6 +101,17 @@ QUICK_TESTS := tests/fuzz.t tests/oracle.t tests/patterns.t tests/stream.t \
 check-quick: all unit
 	MMC_BUILD=$(abspath $(B)) tests/run-tests.sh check-quick -j2 $(UNIT_BIN) $(QUICK_TESTS)
 
+# Tests run this many at a time (prove -j): one per core.  Each test makes
+# its own temporary files; what they share in the cache is made under a lock
+# (scripts/unpack-dumps.sh) or renamed into place (scripts/oracle.py).
+CHECK_JOBS ?= $(shell nproc)
+# The longest tests start first, so that no one of them runs alone at the end
+# (the order of make check's time table).
+SLOW_TESTS := tests/docs.t tests/vectors.t tests/prove.t tests/lava.t tests/deb.t \
+              tests/crash-session.t tests/live.t tests/damage.t
+ALL_TESTS := $(filter $(SLOW_TESTS),$(wildcard tests/*.t)) \
+             $(filter-out $(SLOW_TESTS),$(wildcard tests/*.t))
+
 # The crash session under valgrind (tests/crash-session.t): 2000 mixed
 # commands, good and bad (about 3 minutes with crash 8.0.2 on 6.1-stock-b1).
 CRASH_VALGRIND_CMDS ?= 2000
@@ -109,17 +120,20 @@ CRASH_VALGRIND_CMDS ?= 2000
 # cases and the fuzz reproducers here; make fuzz runs all of them under it.
 check-normal: all unit
 	MMC_BUILD=$(abspath $(B)) MMC_CRASH_VALGRIND=1 MMC_CRASH_VALGRIND_CMDS=$(CRASH_VALGRIND_CMDS) \
-	MMC_DAMAGE_VALGRIND=cheap MMC_FUZZ_VALGRIND=cheap tests/run-tests.sh check-normal -v $(UNIT_BIN) tests/*.t
+	MMC_DAMAGE_VALGRIND=cheap MMC_FUZZ_VALGRIND=cheap tests/run-tests.sh check-normal -j$(CHECK_JOBS) -v $(ALL_TESTS) $(UNIT_BIN)
 
 # The crash extension is built for crash, not sanitized: its tests run once.
 # The benchmark measures the normal build, which check-normal ran it on.
-SAN_TESTS := $(filter-out tests/crash.t tests/crash-session.t tests/bench.t,$(wildcard tests/*.t))
+# The Debian package and the LAVA guests build and run the package, made
+# from the sources either way: no sanitized code to run.
+SAN_TESTS := $(filter-out tests/crash.t tests/crash-session.t tests/bench.t tests/deb.t tests/lava.t,\
+                          $(ALL_TESTS))
 
 check-san:
 	$(MAKE) B=build-san SANITIZE=1 lib cli unit
 	MMC_BUILD=$(abspath build-san) MMC_SANITIZED=1 MMC_CRASH_EXT=$(abspath $(B))/crash-ext \
-	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 tests/run-tests.sh check-san \
-		$(patsubst tests/unit/%.c,build-san/tests/%,$(UNIT_SRC)) $(SAN_TESTS)
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 tests/run-tests.sh check-san -j$(CHECK_JOBS) \
+		$(SAN_TESTS) $(patsubst tests/unit/%.c,build-san/tests/%,$(UNIT_SRC))
 
 # libFuzzer with ASan+UBSan (clang): `make fuzz FUZZ_SECONDS=N [FUZZ_RUNS=M]` runs every
 # target for N seconds from seeds made from the committed vectors

@@ -39,9 +39,11 @@ log "6.1 stock vmlinux ok"
 
 # 2. 6.12 and 7.2 kernels whose images are committed: the saved layout names
 # the build-id its vmlinux must have
-# (base and template: what the crash, live and DWARF tests run on; the other
-# variants' dumps are checked through their saved layouts alone)
-for l in "$top"/test-vectors/layouts/{6.12,7.2}-{base,template}.layout; do
+# (base and template: what the crash, live and DWARF tests run on; 6.12's
+# mut-tail-refcount: the mutant tests/lava.t boots; the other variants'
+# dumps are checked through their saved layouts alone)
+for l in "$top"/test-vectors/layouts/{6.12,7.2}-{base,template}.layout \
+	 "$top"/test-vectors/layouts/6.12-mut-tail-refcount.layout; do
 	[ -e "$l" ] || continue
 	name=$(basename "$l" .layout)
 	kver=${name%%-*}
