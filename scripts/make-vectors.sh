@@ -20,7 +20,8 @@
 #
 # usage: scripts/make-vectors.sh [--only KVER|stock] [--no-pack] [--pack-only] [--pack-group G]...
 #                                [--skip-existing]
-#   --pack-group G  only (re)pack dumps/G.tar.xz (G: 6.1-stock, 6.12, 7.2, dax-chain), then the index
+#   --pack-group G  only (re)pack dumps/G.tar.xz (G: 6.1-stock, 6.12, 7.2, dax-chain,
+#                   seed-revisions), then the index
 # Builds run one at a time (the source tree and build dir are shared); each
 # capture runs in the background while the next kernel builds (one at a time).
 # Finished images are appended to $MEMMAPCHECK_STATUS (default .status-images).
@@ -121,6 +122,16 @@ form_of() { # IMAGE -> full|trimmed
 	case $1 in 6.12-*|7.2-*) ;; *) echo full; return ;; esac
 	if grep -qx -- "$1" "$top/test-vectors/crash-images.txt"; then echo full; else echo trimmed; fi
 }
+# The group (dumps/<group>.tar.xz) an image is packed in: its kernel version,
+# or seed-revisions for the images test-vectors/seed-revisions-images.txt
+# lists (the seed series' posted revisions, kept small and apart).
+group_of() {
+	if grep -qx -- "$1" "$top/test-vectors/seed-revisions-images.txt" 2>/dev/null; then
+		echo seed-revisions
+	else
+		case $1 in 6.1-*) echo 6.1-stock ;; *) echo "${1%%-*}" ;; esac
+	fi
+}
 # the packed copy's sha256 and size: $CACHE/images/<image><raw_tag>.{sha256,size}
 raw_tag() { [ "$1" = dax-chain ] && echo .dax-chain.raw || echo .raw; }
 pack_group() { # GROUP IMAGE...
@@ -159,8 +170,8 @@ pack_groups() { # [GROUP...]: (re)compress the groups whose images changed
 		img=$(basename "$m" .meta)
 		[ -s "$CACHE/images/$img.kdump" ] || continue
 		# only test images named by the convention (others may share the cache)
-		[[ $img =~ ^(6\.1-stock-b[0-9]+|(6\.12|7\.2)-(base|template|mut-[a-z0-9-]+|hist-[a-z0-9-]+|fix-[a-z0-9-]+)(-kaslr|-fixed|-la57|-dax1g-section|-dax1g-misaligned)?-(b[0-9]+|kdump))$ ]] || continue
-		g=${img%%-*}; [ "$g" = 6.1 ] && g=6.1-stock
+		[[ $img =~ ^(6\.1-stock-b[0-9]+|(6\.12|7\.2)-(base|template|mut-[a-z0-9-]+|hist-[a-z0-9-]+|fix-[a-z0-9-]+|seed-v[0-9]+)(-kaslr|-fixed|-la57|-dax1g-section|-dax1g-misaligned)?-(b[0-9]+|kdump))$ ]] || continue
+		g=$(group_of "$img")
 		[ $# -eq 0 ] || [[ $want == *" $g "* ]] || continue
 		groups[$g]+="$(order_key "$img")"$'\n'
 	done
@@ -252,6 +263,10 @@ pack_all() {
 		echo "its own capture, by the same command (the same kernel and guest, another boot), so its sha256"
 		echo "differs. The copies in the kernel groups were trimmed before the chain was read and lack it;"
 		echo "the tests take the dax-chain copies (\`tests/taplib.py\` \`dump_path()\`)."
+		echo
+		echo "\`seed-revisions.tar.xz\` holds the images \`test-vectors/seed-revisions-images.txt\` lists: 7.2"
+		echo "with each posted revision of the seed series that was found (\`patches/7.2/seed-v*.patch\`,"
+		echo "\`patches/SEED-REVISIONS.md\`), trimmed like the 7.2 images but packed apart from them."
 		echo
 		echo "## Files"
 		echo

@@ -99,7 +99,14 @@ def unpacked(group):
 
 
 def group_of(image):
-    """The dumps/<group>.tar.xz an image is committed in."""
+    """The dumps/<group>.tar.xz an image is committed in: seed-revisions for
+    the images test-vectors/seed-revisions-images.txt lists (the rule of
+    scripts/make-vectors.sh group_of()), else its kernel version."""
+    path = os.path.join(TOP, "test-vectors", "seed-revisions-images.txt")
+    if os.path.exists(path):
+        with open(path) as f:
+            if image in (line.split("#", 1)[0].strip() for line in f):
+                return "seed-revisions"
     return "6.1-stock" if image.startswith("6.1-") else image.split("-", 1)[0]
 
 
