@@ -21,7 +21,8 @@
 # usage: scripts/make-vectors.sh [--only KVER|stock] [--no-pack] [--pack-only] [--pack-group G]...
 #                                [--skip-existing]
 #   --pack-group G  only (re)pack dumps/G.tar.xz (G: 6.1-stock, 6.12, 7.2, dax-chain,
-#                   section-vmemmap, hvo), then the index
+#   --pack-group G  only (re)pack dumps/G.tar.xz (G: 6.1-stock, 6.12, 7.2, dax-chain,
+#                   section-vmemmap, hvo, seed-revisions), then the index
 # Builds run one at a time (the source tree and build dir are shared); each
 # capture runs in the background while the next kernel builds (one at a time).
 # Finished images are appended to $MEMMAPCHECK_STATUS (default .status-images).
@@ -125,7 +126,7 @@ form_of() { # IMAGE -> full|trimmed
 # Groups of their own: the images test-vectors/<group>-images.txt lists are
 # packed in dumps/<group>.tar.xz instead of their kernel's group (a series
 # port and its mutants, kept apart so that adding them repacks nothing else).
-OWN_GROUPS="section-vmemmap hvo"	# hvo: issue 19, kernels of build-kernel.sh --hvo
+OWN_GROUPS="section-vmemmap hvo seed-revisions"	# hvo: issue 19, kernels of build-kernel.sh --hvo
 own_group_of() { # IMAGE -> its own group, or nothing
 	local g
 	for g in $OWN_GROUPS; do
@@ -283,6 +284,10 @@ pack_all() {
 		echo "\`trim-dump.py --hvo VMLINUX\`, which also keeps the hstates and the folios on their lists, the"
 		echo "memory_blocks xarray with its memory_block and vmem_altmap structs, and the vmemmap of every"
 		echo "hugetlb folio and hot-plugged block (with the page tables to them)."
+		echo
+		echo "\`seed-revisions.tar.xz\` holds the images \`test-vectors/seed-revisions-images.txt\` lists: 7.2"
+		echo "with each posted revision of the seed series that was found (\`patches/7.2/seed-v*.patch\`,"
+		echo "\`patches/SEED-REVISIONS.md\`), trimmed like the 7.2 images but packed apart from them."
 		echo
 		echo "## Files"
 		echo

@@ -98,7 +98,7 @@ def unpacked(group):
     return unpack(group)[0]
 
 
-OWN_GROUPS = ("section-vmemmap", "hvo")
+OWN_GROUPS = ("section-vmemmap", "hvo", "seed-revisions")
 
 
 def group_of(image):
