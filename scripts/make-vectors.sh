@@ -230,6 +230,9 @@ save_layouts() {
 }
 # --pack-group: the other groups were not repacked, their index rows stay
 kept_group() { [ ${#pack_sel[@]} -gt 0 ] && [[ " ${pack_sel[*]} " != *" $1 "* ]]; }
+# Groups another script makes (production: scripts/kdump.sh and
+# trim-elf.py), with a README section of their own, kept as it is.
+foreign_group() { [ "$1" = production ]; }
 pack_all() {
 	pack_groups "${pack_sel[@]}" || failed+=("pack")
 	save_layouts || failed+=("layouts")
@@ -274,21 +277,27 @@ pack_all() {
 		echo "differs. The copies in the kernel groups were trimmed before the chain was read and lack it;"
 		echo "the tests take the dax-chain copies (\`tests/taplib.py\` \`dump_path()\`)."
 		echo
-		echo "\`section-vmemmap.tar.xz\` holds the 7.2 images of the section-based device-DAX vmemmap port"
-		echo "and its mutants (\`test-vectors/section-vmemmap-images.txt\`, patches/README.md), trimmed like"
-		echo "the kernel groups; they are in no other group."
-		echo
-		echo "\`hvo.tar.xz\` holds issue 19's images (\`test-vectors/hvo-images.txt\`): kernels built with"
-		echo "\`scripts/build-kernel.sh KVER VARIANT --hvo\` (HugeTLB with the vmemmap optimisation, memory"
-		echo "hotplug with memmap_on_memory), guests of \`layouts/standard-hvo.sh\`, trimmed by"
-		echo "\`trim-dump.py --hvo VMLINUX\`, which also keeps the hstates and the folios on their lists, the"
-		echo "memory_blocks xarray with its memory_block and vmem_altmap structs, and the vmemmap of every"
-		echo "hugetlb folio and hot-plugged block (with the page tables to them)."
-		echo
-		echo "\`seed-revisions.tar.xz\` holds the images \`test-vectors/seed-revisions-images.txt\` lists: 7.2"
-		echo "with each posted revision of the seed series that was found (\`patches/7.2/seed-v*.patch\`,"
-		echo "\`patches/SEED-REVISIONS.md\`), trimmed like the 7.2 images but packed apart from them."
-		echo
+		if [ -e "$top/dumps/section-vmemmap.tar.xz" ]; then
+			echo "\`section-vmemmap.tar.xz\` holds the 7.2 images of the section-based device-DAX vmemmap port"
+			echo "and its mutants (\`test-vectors/section-vmemmap-images.txt\`, patches/README.md), trimmed like"
+			echo "the kernel groups; they are in no other group."
+			echo
+		fi
+		if [ -e "$top/dumps/hvo.tar.xz" ]; then
+			echo "\`hvo.tar.xz\` holds issue 19's images (\`test-vectors/hvo-images.txt\`): kernels built with"
+			echo "\`scripts/build-kernel.sh KVER VARIANT --hvo\` (HugeTLB with the vmemmap optimisation, memory"
+			echo "hotplug with memmap_on_memory), guests of \`layouts/standard-hvo.sh\`, trimmed by"
+			echo "\`trim-dump.py --hvo VMLINUX\`, which also keeps the hstates and the folios on their lists, the"
+			echo "memory_blocks xarray with its memory_block and vmem_altmap structs, and the vmemmap of every"
+			echo "hugetlb folio and hot-plugged block (with the page tables to them)."
+			echo
+		fi
+		if [ -e "$top/dumps/seed-revisions.tar.xz" ]; then
+			echo "\`seed-revisions.tar.xz\` holds the images \`test-vectors/seed-revisions-images.txt\` lists: 7.2"
+			echo "with each posted revision of the seed series that was found (\`patches/7.2/seed-v*.patch\`,"
+			echo "\`patches/SEED-REVISIONS.md\`), trimmed like the 7.2 images but packed apart from them."
+			echo
+		fi
 		echo "## Files"
 		echo
 		echo "| file | size (bytes) | sha256 | made by |"
@@ -298,7 +307,7 @@ pack_all() {
 			size=$(stat -c %s "$f"); total=$((total + size))
 			sha=$(sha256sum "$f" | awk '{print $1}')
 			g=$(basename "$f" .tar.xz)
-			if kept_group "$g"; then
+			if kept_group "$g" || foreign_group "$g"; then
 				grep -F "| \`$g.tar.xz\` | $size | \`$sha\` |" "$readme" && continue
 			fi
 			echo "| \`$(basename "$f")\` | $size | \`$sha\` | \`tar --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - $(awk '{print $1 ".kdump"}' "$CACHE/images/.group-$g" 2>/dev/null | tr '\n' ' ')\\| xz -T1 $XZ_OPTS\` |"
@@ -315,6 +324,7 @@ pack_all() {
 	for f in "$top"/dumps/*.tar.xz; do
 		[ -e "$f" ] || continue
 		g=$(basename "$f" .tar.xz)
+		foreign_group "$g" && continue
 		local tsv_out=$tsv.tmp
 		# a second copy of images a kver group holds: README rows only
 		[ "$g" = dax-chain ] && tsv_out=/dev/null
@@ -364,6 +374,11 @@ pack_all() {
 		"$here/guest/layout.sh"
 		echo '```'
 	} >> "$readme.tmp"
+	for g in production; do
+		[ -e "$top/dumps/$g.tar.xz" ] || continue
+		echo >> "$readme.tmp"
+		sed -n '/^## Production states$/,$p' "$readme" >> "$readme.tmp"
+	done
 	mv "$readme.tmp" "$readme"; mv "$tsv.tmp" "$tsv"
 	log "dumps/: $total bytes"
 	[ $total -le $((60 * 1048576)) ] || { log "dumps/ exceeds 60 MiB"; failed+=("dumps budget"); }
