@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """`memmapcheck diff -f kcidb`: KCIDB JSON of real comparisons, validated
-against kcidb-io's own schema (test-vectors/kcidb/SOURCE: v5.3) with Debian's
-python3-jsonschema, and checked against verdicts that come from outside the
-tool:
+with Debian's python3-jsonschema (Draft 7, format checking) against this
+project's own KCIDB v5.3 schema (test-vectors/kcidb/memmapcheck-kcidb.schema.json,
+written from KCIDB's documentation) and, when its file is there, also
+against kcidb-io's own (test-vectors/kcidb/SOURCE), and checked against
+verdicts that come from outside the tool:
 
   [oracle] 6.12 base vs the template port: identical (test-vectors/verdicts.tsv,
            the port's claim) -> root PASS, every range PASS
@@ -11,12 +13,17 @@ tool:
            mutant changes (verdicts.tsv: _refcount) -> root FAIL
   [proof]  a dump cut in half (pages past the cut are not in the file) -> SKIP
            with the reason, never PASS
-  [proof]  the schema bites: the same document with a path KCIDB forbids fails
+  [proof]  every document is valid against both schemas; the own schema
+           refuses documents KCIDB's documentation forbids (wrong version,
+           bad status, missing id, unknown key, id without origin, ...), each
+           at the broken place, and takes documented variants; kcidb-io's
+           schema refuses the same ones (when there)
   [guard]  the range nodes carry the counts `diff --json` gives; identity files
            reach the checkouts and builds; a bad identity file is exit 2
 
-The schema file is not committed (test-vectors/kcidb/README.md): without it
-the schema checks skip loudly; the others still run.
+kcidb-io's schema file is not committed (test-vectors/kcidb/README.md): without
+it a '# ' line says the extra checks were not made; the own schema's checks
+never skip when python3-jsonschema is installed.
 """
 import hashlib
 import json
@@ -38,22 +45,50 @@ def source():
         return dict(l.rstrip("\n").split("\t", 1) for l in f if l.strip() and not l.startswith("#"))
 
 
-def schema_validator(src):
-    """(validator, None) or (None, why not)."""
-    try:
-        import jsonschema
-    except ImportError:
-        return None, "python3-jsonschema not installed (apt-get install python3-jsonschema)"
-    path = os.environ.get("MMC_KCIDB_SCHEMA") or os.path.join(CACHE, "kcidb", src["file"])
-    if not os.path.isfile(path):
-        return None, "no KCIDB schema at %s (test-vectors/kcidb/README.md says how to make it)" % path
-    with open(path, "rb") as f:
-        raw = f.read()
-    if hashlib.sha256(raw).hexdigest() != src["sha256"]:
-        return None, "%s is not the schema of test-vectors/kcidb/SOURCE (sha256 differs)" % path
-    schema = json.loads(raw)
-    schema.setdefault("$schema", "http://json-schema.org/draft-07/schema#")
-    return jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker()), None
+OWN_SCHEMA = os.path.join(TOP, "test-vectors", "kcidb", "memmapcheck-kcidb.schema.json")
+
+
+class Schemas:
+    """The two validators of a KCIDB document.
+
+    own: this project's schema (test-vectors/kcidb/memmapcheck-kcidb.schema.json),
+    written from KCIDB's documentation: always there; None only without
+    python3-jsonschema (own_why says so, and its checks skip).
+    upstream: kcidb-io's own v5.3 schema file, not committed
+    (test-vectors/kcidb/README.md): extra checks when the file is present,
+    a '# ' note when it is not; a file whose sha256 is not SOURCE's fails."""
+
+    def __init__(self, src):
+        self.own = self.upstream = None
+        self.own_why = self.upstream_note = self.upstream_bad = None
+        try:
+            import jsonschema
+        except ImportError:
+            self.own_why = "python3-jsonschema not installed (scripts/setup-deps.sh installs it)"
+            return
+        with open(OWN_SCHEMA) as f:
+            own = json.load(f)
+        jsonschema.Draft7Validator.check_schema(own)
+        self.own = jsonschema.Draft7Validator(own, format_checker=jsonschema.FormatChecker())
+        path = os.environ.get("MMC_KCIDB_SCHEMA") or os.path.join(CACHE, "kcidb", src["file"])
+        if not os.path.isfile(path):
+            self.upstream_note = ("no kcidb-io schema at %s: the extra checks against kcidb-io's own v%s "
+                                  "schema were not made (test-vectors/kcidb/README.md says how to make "
+                                  "the file, or set MMC_KCIDB_SCHEMA)" % (path, src["version"]))
+            return
+        with open(path, "rb") as f:
+            raw = f.read()
+        if hashlib.sha256(raw).hexdigest() != src["sha256"]:
+            self.upstream_bad = "%s is not the kcidb-io schema of test-vectors/kcidb/SOURCE (sha256 differs)" % path
+            return
+        up = json.loads(raw)
+        up.setdefault("$schema", "http://json-schema.org/draft-07/schema#")
+        self.upstream = jsonschema.Draft7Validator(up, format_checker=jsonschema.FormatChecker())
+        self.upstream_note = "kcidb-io's v%s schema: %s (sha256 as SOURCE)" % (src["version"], path)
+
+
+def errors_of(validator, doc):
+    return ["%s: %s" % ("/".join(map(str, e.absolute_path)), e.message) for e in validator.iter_errors(doc)]
 
 
 def verdict_row(base, other):
@@ -79,12 +114,17 @@ def kcidb(a, b, env=None):
         return r.returncode, None, "%s\n%s\n%s" % (e, r.stdout[:2000], r.stderr)
 
 
-def schema_check(validator, why, doc, what):
-    if validator is None:
-        tap.skip(why, what)
-        return
-    errs = [e for e in validator.iter_errors(doc)]
-    tap(not errs, what, "\n".join("%s: %s" % ("/".join(map(str, e.path)), e.message) for e in errs[:10]))
+def schema_check(sch, doc, what):
+    """doc against the own schema (never skipped with python3-jsonschema),
+    then against kcidb-io's when its file is there."""
+    if sch.own is None:
+        tap.skip(sch.own_why, what + ": memmapcheck's KCIDB schema")
+    else:
+        errs = errors_of(sch.own, doc)
+        tap(not errs, what + ": valid against memmapcheck's KCIDB v5.3 schema", "\n".join(errs[:10]))
+    if sch.upstream is not None:
+        errs = errors_of(sch.upstream, doc)
+        tap(not errs, what + ": valid against kcidb-io's v5.3 schema (extra)", "\n".join(errs[:10]))
 
 
 def main():
@@ -94,7 +134,11 @@ def main():
     if not all(dumps.values()):
         skip_all("committed 6.12 dumps not available (%s)" % dumps, stderr=True)
     src = source()
-    validator, why = schema_validator(src)
+    sch = Schemas(src)
+    if sch.upstream_note:
+        print("# " + sch.upstream_note)
+    if sch.upstream_bad:
+        tap(False, "[proof] the kcidb-io schema file is the one test-vectors/kcidb/SOURCE names", sch.upstream_bad)
     with tempfile.TemporaryDirectory(prefix="kcidb.") as tmp:
         snaps = {}
         for img, d in dumps.items():
@@ -102,18 +146,18 @@ def main():
             r = run(["snapshot", "-q", "-o", snaps[img], layout_of(img), d])
             if r.returncode != 0:
                 skip_all("snapshot of %s failed: %s" % (img, r.stderr.strip()), stderr=True)
-        checks(tmp, snaps, dumps, validator, why, src)
+        checks(tmp, snaps, dumps, sch)
     return tap.plan()
 
 
-def checks(tmp, snaps, dumps, validator, why, src):
+def checks(tmp, snaps, dumps, sch):
     # ---- identical
     exp = verdict_row(BASE, TEMPLATE)
     rc, doc, err = kcidb(snaps[BASE], snaps[TEMPLATE])
     tap(doc is not None and rc == 0, "[oracle] base vs template: exit 0 and JSON", err)
     if doc is None:
         return
-    schema_check(validator, why, doc, "[proof] base vs template: valid KCIDB v%s" % src["version"])
+    schema_check(sch, doc, "[proof] base vs template")
     tap(doc["version"] == {"major": 5, "minor": 3}, "[guard] version 5.3 declared", doc["version"])
     root = [t for t in doc["tests"] if t["path"] == "memmapcheck"]
     ranges = [t for t in doc["tests"] if t["path"].startswith("memmapcheck.range_")]
@@ -145,7 +189,7 @@ def checks(tmp, snaps, dumps, validator, why, src):
     # ---- different
     exp = verdict_row(BASE, MUTANT)
     tap(rc == 1, "[oracle] base vs mut-tail-refcount: exit 1", err)
-    schema_check(validator, why, mdoc, "[proof] base vs mutant: valid KCIDB v%s" % src["version"])
+    schema_check(sch, mdoc, "[proof] base vs mutant")
     mroot = [t for t in mdoc["tests"] if t["path"] == "memmapcheck"][0]
     fields = set()
     for t in mranges.values():
@@ -169,22 +213,15 @@ def checks(tmp, snaps, dumps, validator, why, src):
         "[proof] base vs a dump cut in half: root SKIP with the reason (%s)" % (hroot and hroot["comment"]),
         (r.returncode, rc, err, hroot))
     if hdoc:
-        schema_check(validator, why, hdoc, "[proof] incomplete: valid KCIDB v%s" % src["version"])
-
-    # ---- the validator bites
-    if validator is not None:
-        broken = json.loads(json.dumps(mdoc))
-        broken["tests"][1]["path"] = "memmapcheck.range 0x14000"
-        broken["builds"][0]["id"] = "no origin"
-        n = len(list(validator.iter_errors(broken)))
-        tap(n == 2, "[proof] the schema refuses a path with a space and an id without origin (%d errors)" % n)
-    else:
-        tap.skip(why, "[proof] the schema refuses a bad document")
+        schema_check(sch, hdoc, "[proof] incomplete")
 
     # ---- identity files
     ids = {}
     for side, text in (("base", "checkout_id=lab_x:checkout-base\nbuild_id=lab_x:build-base\n"
-                                "tree_name=debian-6.12\npatchset_hash=\nkernel=6.12-base\n"),
+                                "tree_name=debian-6.12\npatchset_hash=\nkernel=6.12-base\n"
+                                "git_repository_url=https://git.kernel.org/pub/scm/linux/kernel/git/stable/linux.git\n"
+                                "git_commit_hash=%s\ngit_commit_name=v6.12.117\ncompiler=gcc (Debian 12.2.0-14) 12.2.0\n"
+                                "snapshot_url=https://lab.example/artefacts/base.snap\n" % ("0123456789" * 4)),
                        ("new", "# the template port\nbuild_id=lab_x:build-new\ntree_name=debian-6.12\n"
                                "patchset_hash=%s\npatch=template.patch https://example.org/template.patch\n"
                                "architecture=x86_64\nconfig_name=tinyconfig+memmapcheck\n" % ("ab" * 32))):
@@ -206,7 +243,8 @@ def checks(tmp, snaps, dumps, validator, why, src):
     tap(ok, "[guard] identity files: the lab's ids, patch and config reach checkouts, builds and tests",
         json.dumps(idoc, indent=1)[:3000] if idoc else err)
     if idoc:
-        schema_check(validator, why, idoc, "[proof] with identity files: valid KCIDB v%s" % src["version"])
+        schema_check(sch, idoc, "[proof] with identity files")
+        bites(sch, idoc)
     with open(ids["new"], "a") as f:
         f.write("git_commit_hash=xyz\n")
     r = run(["diff", "-q", "-f", "kcidb", snaps[BASE], snaps[TEMPLATE]], env)
@@ -214,6 +252,19 @@ def checks(tmp, snaps, dumps, validator, why, src):
         "[guard] a bad identity file: exit 2 naming the file and line, nothing on stdout", r.stderr)
     r = run(["diff", "-q", "-f", "kcidb", snaps[BASE], snaps[TEMPLATE]], {"MEMMAPCHECK_KCIDB_ORIGIN": "Lab X"})
     tap(r.returncode == 2 and "origin" in r.stderr, "[guard] a bad origin: exit 2", r.stderr)
+    # the guide's git:// fallback: kcidb-io's 5.3 schema takes https:// only,
+    # so the identity file must refuse it or the document must still be valid
+    with open(ids["base"], "w") as f:
+        f.write("git_repository_url=%s\n" % GIT_URL)
+    rc, gdoc, err = kcidb(snaps[BASE], snaps[TEMPLATE], {"MEMMAPCHECK_KCIDB_BASE": ids["base"]})
+    errs = errors_of(sch.own, gdoc) if sch.own is not None and gdoc is not None else []
+    if sch.own is None:
+        tap.skip(sch.own_why, "[proof] a git:// repository URL: refused, or a valid document")
+    else:
+        tap(rc == 2 or (rc == 0 and gdoc is not None and not errs),
+            "[proof] a git:// repository URL: refused, or a valid document (exit %d)" % rc,
+            "\n".join(errs) or err,
+            todo="engine/report_kcidb.c repo_url_valid() takes git://, kcidb-io's 5.3 schema https:// only")
     r = run(["lint", "-f", "kcidb", snaps[BASE]])
     tap(r.returncode == 2 and "lint takes -f text|json|ktap|junit" in r.stderr,
         "[guard] -f kcidb is for diff and compare only", r.stderr)
@@ -226,6 +277,123 @@ def checks(tmp, snaps, dumps, validator, why, src):
     tap(r.returncode == 1 and r.stdout.startswith("KTAP version 1") and same,
         "[guard] --report-format kcidb writes the same document beside KTAP", r.stderr)
 
+
+
+# ---- the schemas bite: documents KCIDB's documentation forbids
+# (test-vectors/kcidb/README.md names the source of each rule).  Each is the
+# identity-file document with one thing broken, and must be refused there,
+# at that place, for that reason.  "kcidb": KCIDB itself forbids it, so
+# kcidb-io's schema must refuse it too; "contract": memmapcheck's own promise,
+# stricter than KCIDB (kcidb-io may accept it: said in a '# ' line).
+def _set(keys, value):
+    def f(d):
+        for k in keys[:-1]:
+            d = d[k]
+        d[keys[-1]] = value
+    return f
+
+
+def _del(keys):
+    def f(d):
+        for k in keys[:-1]:
+            d = d[k]
+        del d[keys[-1]]
+    return f
+
+
+GIT_URL = "git://git.kernel.org/pub/scm/linux/kernel/git/stable/linux.git"
+BROKEN = [
+    # (what, kind, mutation, where the error must be, validator keywords)
+    ("no version", "kcidb", _del(["version"]), [], {"required"}),
+    ("version 4.3", "kcidb", _set(["version", "major"], 4), ["version", "major"], {"enum", "const"}),
+    ("version as a string", "kcidb", _set(["version"], "5.3"), ["version"], {"type"}),
+    ("an unknown top-level key", "kcidb", _set(["results"], []), [], {"additionalProperties"}),
+    ("'issue' (singular, as the guide's example spells it)", "kcidb", _set(["issue"], []), [],
+     {"additionalProperties"}),
+    ("a test status PASSED", "kcidb", _set(["tests", 1, "status"], "PASSED"), ["tests", 1, "status"], {"enum"}),
+    ("a test status pass (lower case)", "kcidb", _set(["tests", 0, "status"], "pass"), ["tests", 0, "status"],
+     {"enum"}),
+    ("a test without id", "kcidb", _del(["tests", 0, "id"]), ["tests", 0], {"required"}),
+    ("a build without checkout_id", "kcidb", _del(["builds", 1, "checkout_id"]), ["builds", 1], {"required"}),
+    ("a checkout without origin", "kcidb", _del(["checkouts", 0, "origin"]), ["checkouts", 0], {"required"}),
+    ("a build id without origin prefix", "kcidb", _set(["builds", 0, "id"], "build-1234"), ["builds", 0, "id"],
+     {"pattern"}),
+    ("a test's build_id without origin prefix", "kcidb", _set(["tests", 2, "build_id"], ":build-new"),
+     ["tests", 2, "build_id"], {"pattern"}),
+    ("an origin with upper case and a space", "kcidb", _set(["tests", 0, "origin"], "Lab X"),
+     ["tests", 0, "origin"], {"pattern"}),
+    ("a test path with a space", "kcidb", _set(["tests", 1, "path"], "memmapcheck.range 0x14000"),
+     ["tests", 1, "path"], {"pattern"}),
+    ("a test path with an empty node", "kcidb", _set(["tests", 1, "path"], "memmapcheck..range"),
+     ["tests", 1, "path"], {"pattern"}),
+    ("a test field KCIDB does not define (extra data belongs in misc)", "kcidb",
+     _set(["tests", 0, "result"], "PASS"), ["tests", 0], {"additionalProperties"}),
+    ("a short git commit hash", "kcidb", _set(["checkouts", 0, "git_commit_hash"], "0123456789ab"),
+     ["checkouts", 0, "git_commit_hash"], {"pattern"}),
+    ("a sha1 as patchset_hash", "kcidb", _set(["checkouts", 1, "patchset_hash"], "ab" * 20),
+     ["checkouts", 1, "patchset_hash"], {"pattern"}),
+    ("a patch file name with a directory", "kcidb",
+     _set(["checkouts", 1, "patchset_files", 0, "name"], "patches/template.patch"),
+     ["checkouts", 1, "patchset_files", 0, "name"], {"pattern"}),
+    ("a null comment (no property can be null)", "kcidb", _set(["tests", 0, "comment"], None),
+     ["tests", 0, "comment"], {"type"}),
+    ("misc as a string", "kcidb", _set(["builds", 0, "misc"], "x"), ["builds", 0, "misc"], {"type"}),
+    ("version 5.2", "contract", _set(["version", "minor"], 2), ["version", "minor"], {"enum"}),
+    ("a test without status", "contract", _del(["tests", 0, "status"]), ["tests", 0], {"required"}),
+    ("a test outside the memmapcheck node", "contract", _set(["tests", 1, "path"], "ltp.sem01"),
+     ["tests", 1, "path"], {"pattern"}),
+    ("an id with an empty local part", "contract", _set(["tests", 0, "id"], "lab_x:"), ["tests", 0, "id"],
+     {"pattern"}),
+    ("no tests array", "contract", _del(["tests"]), [], {"required"}),
+    ("a git:// repository URL (the guide allows it when there is no https:// one)", "contract",
+     _set(["checkouts", 0, "git_repository_url"], GIT_URL), ["checkouts", 0, "git_repository_url"], {"pattern"}),
+]
+
+# Documented as valid: the own schema must take them.
+VALID = [
+    ("status MISS, ERROR and DONE", lambda d: [t.update(status=s) for t, s in zip(d["tests"], ("MISS", "ERROR", "DONE"))]),
+    ("a checkout of only id and origin (the guide's minimal object)",
+     lambda d: d["checkouts"].__setitem__(1, {"id": "lab_x:32254", "origin": "lab_x"})),
+    ("any string as the local part of an id", _set(["builds", 0, "id"], "lab_x:build 1/2+x:y")),
+]
+
+
+def bites(sch, doc):
+    if sch.own is None:
+        tap.skip(sch.own_why, "[proof] memmapcheck's KCIDB schema refuses what KCIDB's documentation forbids")
+        return
+    bad, disagree = [], []
+    for what, kind, mutate, where, keywords in BROKEN:
+        broken = json.loads(json.dumps(doc))
+        mutate(broken)
+        errs = list(sch.own.iter_errors(broken))
+        if not errs or any(list(e.absolute_path) != where or e.validator not in keywords for e in errs):
+            bad.append("%s: %s" % (what, [("/".join(map(str, e.absolute_path)), e.validator) for e in errs]
+                                   or "accepted"))
+        if sch.upstream is not None:
+            up = list(sch.upstream.iter_errors(broken))
+            if kind == "kcidb" and not up:
+                disagree.append("%s: kcidb-io accepts it" % what)
+            elif kind == "contract":
+                print("# contract, stricter than KCIDB: %s: kcidb-io %s" % (
+                    what, "refuses it too" if up else "accepts it"))
+    tap(not bad, "[proof] memmapcheck's KCIDB schema refuses %d documents KCIDB's documentation or the contract "
+        "forbids, each at the broken place" % len(BROKEN), "\n".join(bad))
+    if sch.upstream is not None:
+        tap(not disagree, "[proof] kcidb-io's v5.3 schema refuses the %d that KCIDB forbids too (extra)"
+            % sum(1 for b in BROKEN if b[1] == "kcidb"), "\n".join(disagree))
+    taken = []
+    for what, mutate in VALID:
+        ok = json.loads(json.dumps(doc))
+        mutate(ok)
+        errs = errors_of(sch.own, ok)
+        if errs:
+            taken.append("%s: %s" % (what, errs))
+        if sch.upstream is not None and list(sch.upstream.iter_errors(ok)):
+            print("# disagreement: %s: documented as valid, kcidb-io's v5.3 schema refuses it: %s"
+                  % (what, errors_of(sch.upstream, ok)[:2]))
+    tap(not taken, "[proof] memmapcheck's KCIDB schema takes %d documented variants" % len(VALID),
+        "\n".join(taken))
 
 if __name__ == "__main__":
     sys.exit(main())
