@@ -52,10 +52,11 @@ static bool hex_of_length(const char *s, size_t n)
 	return i == n;
 }
 
-/* KCIDB's git_repository_url pattern: (https|git)://.* */
+/* git_repository_url: kcidb-io 5.3 takes ^https:// only (the submitter guide
+ * still names git:// as a fallback, which its validator refuses). */
 static bool repo_url_valid(const char *s)
 {
-	return !strncmp(s, "https://", 8) || !strncmp(s, "git://", 6);
+	return !strncmp(s, "https://", 8);
 }
 
 /* A resource name: no '/', not empty. */
@@ -87,7 +88,7 @@ static const char *value_problem(const char *key, const char *v)
 	if (!strcmp(key, "patchset_hash") && *v && !hex_of_length(v, 64))
 		return "a patchset hash is 64 lower-case hex digits (sha256) or empty";
 	if (!strcmp(key, "git_repository_url") && !repo_url_valid(v))
-		return "KCIDB takes https:// or git:// repository URLs";
+		return "KCIDB (kcidb-io 5.3) takes https:// repository URLs only";
 	if (!strcmp(key, "architecture")) {
 		for (const char *p = v; *p; p++)
 			if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_'))

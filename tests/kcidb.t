@@ -263,8 +263,7 @@ def checks(tmp, snaps, dumps, sch):
     else:
         tap(rc == 2 or (rc == 0 and gdoc is not None and not errs),
             "[proof] a git:// repository URL: refused, or a valid document (exit %d)" % rc,
-            "\n".join(errs) or err,
-            todo="engine/report_kcidb.c repo_url_valid() takes git://, kcidb-io's 5.3 schema https:// only")
+            "\n".join(errs) or err)
     r = run(["lint", "-f", "kcidb", snaps[BASE]])
     tap(r.returncode == 2 and "lint takes -f text|json|ktap|junit" in r.stderr,
         "[guard] -f kcidb is for diff and compare only", r.stderr)
