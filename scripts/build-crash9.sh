@@ -51,8 +51,13 @@ done
 for t in apt-get apt-cache dpkg-source dpkg-buildpackage dpkg-checkbuilddeps dpkg-deb flock nice; do
 	command -v "$t" >/dev/null || die "'$t' not found (need apt, dpkg-dev, util-linux on Debian 12)"
 done
-[ "$(id -u)" = 0 ] || command -v sudo >/dev/null || die "must run as root (apt-get build-dep) or have sudo"
+# apt-get (a build's dependencies, missing runtime libraries) needs root or
+# sudo; a crash 9 already in the cache needs neither, whoever runs this.
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+need_root() {
+	[ -z "$SUDO" ] || command -v sudo >/dev/null ||
+		die "must run as root or have sudo to $1"
+}
 
 mkdir -p "$C9" || die "cannot create $C9"
 exec 9>"$C9/.lock"
@@ -123,6 +128,7 @@ fetch_source() {
 # Install the build dependencies of a .dsc from the system's (bookworm) apt.
 install_build_deps() {
 	local dsc=$1 t=$SECONDS deps
+	need_root "install crash's build dependencies (apt-get build-dep)"
 	export DEBIAN_FRONTEND=noninteractive
 	if $SUDO apt-get "${APT_WAIT[@]}" -q -y build-dep "$dsc" > "$tmp/builddep.log" 2>&1; then
 		log "build dependencies installed in $(elapsed $t)"; return 0
@@ -219,6 +225,7 @@ fi
 # may lack them): satisfy the package's Depends from the system's apt.
 if ldd "$ROOT/usr/bin/crash" | grep -q 'not found'; then
 	log "crash 9 misses shared libraries; installing its Depends: $(dpkg-deb -f "$deb" Depends)"
+	need_root "install crash 9's runtime libraries"
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get "${APT_WAIT[@]}" -q -y satisfy "$(dpkg-deb -f "$deb" Depends)" >&2 ||
 		die "cannot install the runtime dependencies of $deb"
 fi
