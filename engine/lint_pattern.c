@@ -18,7 +18,12 @@
  *     moves is a tail's compound_head (a PAGE value: the checks read its v,
  *     and its raw only against the fill patterns, which is solved exactly
  *     for the skipped repetitions);
- *   - the device-dax data range, when known, holds the whole pattern;
+ *   - the device-dax data range, when known, holds the whole pattern (the
+ *     dax-range check reads a head's folio, up to nr-1 pfns past the head:
+ *     for the repetitions skipped, reps-2 at the latest, that is still
+ *     inside the pattern, as the period is a multiple of nr; the last
+ *     repetition, whose last folio may reach past it, is checked page by
+ *     page);
  *   - a check of one page reads at most its head's page[1] and page[2],
  *     at most one period ahead: inside the pattern up to repetition reps-1,
  *     which is checked page by page (a wrong compound_head's target is
@@ -97,8 +102,7 @@ static bool alike(const struct lint_ctx *c, size_t pi, const struct mmc_snapshot
 	if (c->nr > 1 && (p->start < c->first_head || end > c->compound_end ||
 			  p->period % c->nr))
 		return false;
-	if (c->dax_known && (p->start < c->dax_start || end > c->dax_end ||
-			     c->dax_end - end < c->nr))
+	if (c->dax_known && (p->start < c->dax_start || end > c->dax_end))
 		return false;
 	for (uint32_t b = 0; b < p->nbody; b++) {
 		struct mmc_nrec first, stride, rep;
