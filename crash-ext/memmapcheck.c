@@ -437,7 +437,7 @@ static void cmd_ranges_show(const struct opts *o, const char *sub, char **argv,
 	printing_end();
 }
 
-static void cmd_lint(const struct opts *o, char **argv, int argc)
+static void cmd_lint(const struct opts *o, const char *sub, char **argv, int argc)
 {
 	struct mmc_lint_opts lo = { .max_groups = 200 };
 	struct mmc_snapshot *s = NULL;
@@ -455,7 +455,7 @@ static void cmd_lint(const struct opts *o, char **argv, int argc)
 	printing_end();
 }
 
-static void cmd_diff(const struct opts *o, char **argv, int argc)
+static void cmd_diff(const struct opts *o, const char *sub, char **argv, int argc)
 {
 	struct mmc_diff_opts dopts = { .max_pages = o->max_pages ? o->max_pages : 1,
 				       .max_groups = 200, .strict = o->strict };
@@ -488,7 +488,7 @@ static void cmd_diff(const struct opts *o, char **argv, int argc)
 	printing_end();
 }
 
-static void cmd_snapshot(const struct opts *o)
+static void cmd_snapshot(const struct opts *o, const char *sub, char **argv, int argc)
 {
 	const char *inputs[] = { pc->dumpfile, pc->namelist };
 	struct mmc_snapshot *s = NULL;
@@ -531,7 +531,7 @@ static void cmd_snapshot(const struct opts *o)
 }
 
 /* Hidden (debug): the layout crash gives, saved or summarised. */
-static void cmd_layout(const struct opts *o)
+static void cmd_layout(const struct opts *o, const char *sub, char **argv, int argc)
 {
 	const char *inputs[] = { pc->dumpfile, pc->namelist };
 	struct mmc_kernel_hints hints = { 0 };
@@ -565,8 +565,9 @@ static void cmd_layout(const struct opts *o)
 }
 
 /* Hidden (debug): how one member path resolves, e.g. "member page flags.f". */
-static void cmd_member(const char *type, const char *path)
+static void cmd_member(const struct opts *o, const char *sub, char **argv, int argc)
 {
+	const char *type = argv[0], *path = argv[1];
 	struct mmc_member m;
 	struct mmc_error *err = mmc_crash_member(type, path, &m);
 
@@ -610,19 +611,112 @@ static bool known_longopt(const char *arg)
 	return false;
 }
 
-/* The options each subcommand takes. */
-static const char *options_of(const char *sub)
-{
-	static const struct { const char *sub, *opts; } table[] = {
-		{ "ranges", "jfv" }, { "show", "jrfv" }, { "lint", "jfv" },
-		{ "diff", "jnfvcs" }, { "snapshot", "orf" }, { "layout", "o" },
-		{ "member", "" },
-	};
-	size_t i;
+/* ---- the subcommands ---- */
 
-	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		if (!strcmp(table[i].sub, sub))
-			return table[i].opts;
+/* What the operands left after the options must be; false: said why. */
+typedef bool operands_fn(const char *sub, const struct opts *o, int argc);
+typedef void run_fn(const struct opts *o, const char *sub, char **argv, int argc);
+
+static bool at_most_one_file(const char *sub, const struct opts *o, int argc)
+{
+	if (argc > 1) {
+		error(INFO, "%s takes at most one snapshot FILE\n", sub);
+		return false;
+	}
+	return true;
+}
+
+static bool snapshot_operands(const char *sub, const struct opts *o, int argc)
+{
+	if (!o->output) {
+		error(INFO, "snapshot needs -o FILE\n");
+		return false;
+	}
+	if (argc) {
+		error(INFO, "snapshot takes no arguments besides -o FILE\n");
+		return false;
+	}
+	return true;
+}
+
+static bool diff_operands(const char *sub, const struct opts *o, int argc)
+{
+	if (argc < 1 || argc > 2) {
+		error(INFO, "diff takes one or two snapshot FILEs\n");
+		return false;
+	}
+	if (o->strict && !o->claims) {
+		error(INFO, "diff: -s/--strict needs -c/--claims FILE\n");
+		return false;
+	}
+	return true;
+}
+
+static bool member_operands(const char *sub, const struct opts *o, int argc)
+{
+	if (argc != 2) {
+		error(INFO, "member takes STRUCT PATH\n");
+		return false;
+	}
+	return true;
+}
+
+static bool layout_operands(const char *sub, const struct opts *o, int argc)
+{
+	if (argc) {
+		error(INFO, "layout takes no arguments besides -o FILE\n");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The subcommands, as crash's own command table: name, the getopt letters
+ * it takes, its usage after the name and its lines in help's list (NULL:
+ * a hidden debugging subcommand), what its operands must be, what runs
+ * it.  help's SYNOPSIS and list, the option check and the dispatch all
+ * read it.
+ */
+static const struct subcommand {
+	const char *name;
+	const char *opts;
+	const char *usage;
+	const char *help;	/* lines, '\n' between them */
+	operands_fn *operands;
+	run_fn *run;
+} subcommands[] = {
+	{ "ranges", "jfv", "[-j] [FILE]",
+	  "pgmaps and their pfn ranges: type, vmemmap_shift, altmap,\n"
+	  "which pfns each kernel init path writes.",
+	  at_most_one_file, cmd_ranges_show },
+	{ "show", "jrfv", "[-r N] [-j] [FILE]",
+	  "every run of identical (or regularly changing) struct pages,\n"
+	  "decoded: flags by name, zone, head, order, pgmap, refcount,\n"
+	  "mapcount, mapping, index, folio fields.",
+	  at_most_one_file, cmd_ranges_show },
+	{ "snapshot", "orf", "-o FILE [-r N]",
+	  "write the normalised struct pages of every range to FILE.",
+	  snapshot_operands, cmd_snapshot },
+	{ "diff", "jnfvcs", "[-n N] [-j] [-c|--claims FILE [-s|--strict]] BASE [NEW]",
+	  "compare snapshot BASE with the running image, or BASE with\n"
+	  "NEW: verdict identical / different / incomplete, counts per\n"
+	  "range and field, pfn groups, the first differing pages.",
+	  diff_operands, cmd_diff },
+	{ "lint", "jfv", "[-j] [FILE]",
+	  "check the running image (or FILE) against the kernel's own\n"
+	  "rules: tail->head, order, refcount policy, pgmap, zone,\n"
+	  "PG_reserved, poison, vmemmap sharing, unreadable pages.",
+	  at_most_one_file, cmd_lint },
+	{ "layout", "o", NULL, NULL, layout_operands, cmd_layout },
+	{ "member", "", NULL, NULL, member_operands, cmd_member },
+};
+#define NSUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
+
+static const struct subcommand *subcommand_of(const char *sub)
+{
+	for (size_t i = 0; i < NSUBCOMMANDS; i++)
+		if (!strcmp(subcommands[i].name, sub))
+			return &subcommands[i];
 	return NULL;
 }
 
@@ -658,27 +752,59 @@ static bool format_as_file(const char *sub, char **argv, int argc)
 	return false;
 }
 
-static void cmd_memmapcheck(void)
+/* One option c (with optarg) into o; false: said what is wrong. */
+static bool take_option(int c, struct opts *o)
 {
-	struct opts o = { .format = MMC_FMT_TEXT, .range = -1, .max_pages = 20 };
-	const char *sub, *allowed;
-	sigset_t old;
-	char **argv;
 	long v;
-	int c, argc, saved_opterr;
 
-	if (argcnt < 2)
-		cmd_usage(pc->curcmd, SYNOPSIS);
-	sub = args[1];
-	allowed = options_of(sub);
-	if (!allowed) {
-		error(INFO, "unknown subcommand: %s\n", sub);
-		cmd_usage(pc->curcmd, SYNOPSIS);
+	switch (c) {
+	case 'j':
+		o->format = MMC_FMT_JSON;
+		break;
+	case 'o':
+		o->output = optarg;
+		break;
+	case 'r':
+		if (!parse_count(optarg, &o->range)) {
+			error(INFO, "-r takes a range number >= 0, not '%s'\n", optarg);
+			return false;
+		}
+		break;
+	case 'n':
+		if (!parse_count(optarg, &v)) {
+			error(INFO, "-n takes a number of pages >= 0, not '%s'\n", optarg);
+			return false;
+		}
+		o->max_pages = (size_t)v;
+		break;
+	case 'f':
+		o->fresh = true;
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	case 'c':
+		o->claims = optarg;
+		break;
+	case 's':
+		o->strict = true;
+		break;
+	default:
+		error(INFO, "invalid option: -%c\n", optopt ? optopt : '?');
+		return false;
 	}
-	/* getopt over "SUB [options] args": crash resets optind per command,
-	 * but a subcommand parses a shifted vector, so reset it here too. */
-	argc = argcnt - 1;
-	argv = args + 1;
+	return true;
+}
+
+/*
+ * The options of "SUB [options] args" (argc, argv from SUB on) into o;
+ * returns the index of the first operand.  Errors counted in argerrs.
+ */
+static int parse_options(const char *sub, const char *allowed, int argc, char **argv,
+			 struct opts *o)
+{
+	int c, saved_opterr;
+
 	/*
 	 * Short options, and the long spellings of diff's -c and -s that its
 	 * usage names: any other "--threads" is one of the CLI's, and saying
@@ -695,6 +821,8 @@ static void cmd_memmapcheck(void)
 	}
 	if (argerrs)
 		cmd_usage(pc->curcmd, SYNOPSIS);
+	/* crash resets optind per command, but a subcommand parses a
+	 * shifted vector, so reset it here too */
 	saved_opterr = opterr;	/* crash's own commands want glibc's messages */
 	optind = 0;
 	opterr = 0;
@@ -702,102 +830,42 @@ static void cmd_memmapcheck(void)
 		if (c != '?' && !strchr(allowed, c)) {
 			error(INFO, "%s does not take -%c\n", sub, c);
 			argerrs++;
-			continue;
-		}
-		switch (c) {
-		case 'j':
-			o.format = MMC_FMT_JSON;
-			break;
-		case 'o':
-			o.output = optarg;
-			break;
-		case 'r':
-			if (!parse_count(optarg, &o.range)) {
-				error(INFO, "-r takes a range number >= 0, not '%s'\n", optarg);
-				argerrs++;
-			}
-			break;
-		case 'n':
-			if (!parse_count(optarg, &v)) {
-				error(INFO, "-n takes a number of pages >= 0, not '%s'\n", optarg);
-				argerrs++;
-			} else {
-				o.max_pages = (size_t)v;
-			}
-			break;
-		case 'f':
-			o.fresh = true;
-			break;
-		case 'v':
-			o.verbose = true;
-			break;
-		case 'c':
-			o.claims = optarg;
-			break;
-		case 's':
-			o.strict = true;
-			break;
-		default:
-			error(INFO, "invalid option: -%c\n", optopt ? optopt : '?');
+		} else if (!take_option(c, o)) {
 			argerrs++;
-			break;
 		}
 	}
 	opterr = saved_opterr;
-	argc -= optind;
-	argv += optind;
-	if (!argerrs && format_as_file(sub, argv, argc))
-		argerrs++;
-	if (!argerrs) {
-		if (!strcmp(sub, "ranges") || !strcmp(sub, "show") ||
-		    !strcmp(sub, "lint")) {
-			if (argc > 1) {
-				error(INFO, "%s takes at most one snapshot FILE\n", sub);
-				argerrs++;
-			}
-		} else if (!strcmp(sub, "snapshot")) {
-			if (!o.output) {
-				error(INFO, "snapshot needs -o FILE\n");
-				argerrs++;
-			} else if (argc) {
-				error(INFO, "snapshot takes no arguments besides -o FILE\n");
-				argerrs++;
-			}
-		} else if (!strcmp(sub, "diff")) {
-			if (argc < 1 || argc > 2) {
-				error(INFO, "diff takes one or two snapshot FILEs\n");
-				argerrs++;
-			} else if (o.strict && !o.claims) {
-				error(INFO, "diff: -s/--strict needs -c/--claims FILE\n");
-				argerrs++;
-			}
-		} else if (!strcmp(sub, "member")) {
-			if (argc != 2) {
-				error(INFO, "member takes STRUCT PATH\n");
-				argerrs++;
-			}
-		} else if (argc) {
-			error(INFO, "layout takes no arguments besides -o FILE\n");
-			argerrs++;
-		}
+	return optind;
+}
+
+static void cmd_memmapcheck(void)
+{
+	struct opts o = { .format = MMC_FMT_TEXT, .range = -1, .max_pages = 20 };
+	const struct subcommand *sc;
+	sigset_t old;
+	char **argv;
+	int argc, first;
+
+	if (argcnt < 2)
+		cmd_usage(pc->curcmd, SYNOPSIS);
+	sc = subcommand_of(args[1]);
+	if (!sc) {
+		error(INFO, "unknown subcommand: %s\n", args[1]);
+		cmd_usage(pc->curcmd, SYNOPSIS);
 	}
+	first = parse_options(sc->name, sc->opts, argcnt - 1, args + 1, &o);
+	argc = argcnt - 1 - first;
+	argv = args + 1 + first;
+	if (!argerrs && format_as_file(sc->name, argv, argc))
+		argerrs++;
+	if (!argerrs && !sc->operands(sc->name, &o, argc))
+		argerrs++;
 	if (argerrs)
 		cmd_usage(pc->curcmd, SYNOPSIS);	/* returns to crash's prompt */
 
 	sigint_block(&old);
 	running_free();		/* a cleanup crash did not get to call */
-	if (!strcmp(sub, "ranges") || !strcmp(sub, "show"))
-		cmd_ranges_show(&o, sub, argv, argc);
-	else if (!strcmp(sub, "lint"))
-		cmd_lint(&o, argv, argc);
-	else if (!strcmp(sub, "diff"))
-		cmd_diff(&o, argv, argc);
-	else if (!strcmp(sub, "snapshot"))
-		cmd_snapshot(&o);
-	else if (!strcmp(sub, "member"))
-		cmd_member(argv[0], argv[1]);
-	else
-		cmd_layout(&o);
+	sc->run(&o, sc->name, argv, argc);
 	running_free();
 	if (pc->cmd_cleanup == running_cleanup) {
 		pc->cmd_cleanup = NULL;
@@ -808,14 +876,15 @@ static void cmd_memmapcheck(void)
 	sigprocmask(SIG_SETMASK, &old, NULL);	/* a pending ^C is crash's now */
 }
 
-static char *help_memmapcheck[] = {
+/* help's lines before the generated SYNOPSIS, around the generated list
+ * of subcommands, and after it (crash prints a command's help[] as: name,
+ * one line, synopsis, then one line each) */
+static const char *const help_head[] = {
 "memmapcheck",
 "ZONE_DEVICE struct pages: ranges, snapshots, diff, lint",
-"ranges [-j] [FILE]\n"
-"  memmapcheck show [-r N] [-j] [FILE]\n"
-"  memmapcheck snapshot -o FILE [-r N]\n"
-"  memmapcheck diff [-n N] [-j] [-c|--claims FILE [-s|--strict]] BASE [NEW]\n"
-"  memmapcheck lint [-j] [FILE]",
+};
+
+static const char *const help_intro[] = {
 "  This command walks the vmemmap of every ZONE_DEVICE range of the running",
 "  image (the dump crash has open): every pgmap in the kernel's pgmap_array,",
 "  every pfn of its ranges, head and tail pages, read through memmapcheck's",
@@ -830,18 +899,9 @@ static char *help_memmapcheck[] = {
 "  debuginfo, memory from crash's readmem().  The snapshot of the running",
 "  image is taken once per session and reused by later commands.",
 "",
-"    ranges     pgmaps and their pfn ranges: type, vmemmap_shift, altmap,",
-"               which pfns each kernel init path writes.",
-"    show       every run of identical (or regularly changing) struct pages,",
-"               decoded: flags by name, zone, head, order, pgmap, refcount,",
-"               mapcount, mapping, index, folio fields.",
-"    snapshot   write the normalised struct pages of every range to FILE.",
-"    diff       compare snapshot BASE with the running image, or BASE with",
-"               NEW: verdict identical / different / incomplete, counts per",
-"               range and field, pfn groups, the first differing pages.",
-"    lint       check the running image (or FILE) against the kernel's own",
-"               rules: tail->head, order, refcount policy, pgmap, zone,",
-"               PG_reserved, poison, vmemmap sharing, unreadable pages.",
+};
+
+static const char *const help_tail[] = {
 "",
 "    -j         JSON instead of text.",
 "    -r N       show: only range N; snapshot: only range N (not cached;",
@@ -971,6 +1031,52 @@ static char *help_memmapcheck[] = {
 NULL
 };
 
+/* Filled by help_build() from the tables above and subcommands[]. */
+static char *help_memmapcheck[256];
+static char help_synopsis[512];
+static char help_list[NSUBCOMMANDS * 4][80];
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The list lines of one subcommand: "    name       first line", then the
+ * next lines under the first; returns the next free help slot. */
+static size_t help_list_lines(const struct subcommand *sc, size_t slot, size_t *nl)
+{
+	const char *line = sc->help;
+
+	while (line && *nl < NELEM(help_list) && slot + 1 < NELEM(help_memmapcheck)) {
+		const char *end = strchr(line, '\n');
+		int len = end ? (int)(end - line) : (int)strlen(line);
+
+		snprintf(help_list[*nl], sizeof(help_list[0]), "    %-10s %.*s",
+			 line == sc->help ? sc->name : "", len, line);
+		help_memmapcheck[slot++] = help_list[(*nl)++];
+		line = end ? end + 1 : NULL;
+	}
+	return slot;
+}
+
+static void help_build(void)
+{
+	size_t slot = 0, n = 0, nl = 0, i;
+
+	for (i = 0; i < NELEM(help_head); i++)
+		help_memmapcheck[slot++] = (char *)help_head[i];
+	for (i = 0; i < NSUBCOMMANDS; i++)
+		if (subcommands[i].usage)
+			n += (size_t)snprintf(help_synopsis + n, sizeof(help_synopsis) - n,
+					      "%s%s %s", n ? "\n  memmapcheck " : "",
+					      subcommands[i].name, subcommands[i].usage);
+	help_memmapcheck[slot++] = help_synopsis;
+	for (i = 0; i < NELEM(help_intro) && slot + 1 < NELEM(help_memmapcheck); i++)
+		help_memmapcheck[slot++] = (char *)help_intro[i];
+	for (i = 0; i < NSUBCOMMANDS; i++)
+		slot = help_list_lines(&subcommands[i], slot, &nl);
+	for (i = 0; help_tail[i] && slot + 1 < NELEM(help_memmapcheck); i++)
+		help_memmapcheck[slot++] = (char *)help_tail[i];
+	help_memmapcheck[slot] = NULL;
+}
+
 static struct command_table_entry command_table[] = {
 	{ "memmapcheck", cmd_memmapcheck, help_memmapcheck, 0 },
 	{ NULL, NULL, NULL, 0 },
@@ -988,6 +1094,7 @@ static void __attribute__((constructor)) memmapcheck_init(void)
 	Dl_info info;
 
 	if (build_version && strcmp(build_version, MMC_CRASH_VERSION) == 0) {
+		help_build();
 		register_extension(command_table);
 		return;
 	}
