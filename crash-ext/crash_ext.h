@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The crash front end's own interfaces between its three files.  Only the
+ * The crash front end's own interfaces between its four files.  Only the
  * crash-ext .c files include crash's defs.h; this header names engine types
  * only, so it can be included before defs.h.
  */
@@ -38,5 +38,17 @@ struct mmc_error *mmc_crash_mem_open(struct mmc_mem **out);
 
 /* readmem() calls made by the memory source since load (for the bench). */
 unsigned long long mmc_crash_mem_reads(void);
+
+/*
+ * crash_help.c: "help memmapcheck" as crash's help[] (name, one line,
+ * synopsis, then one line each), its SYNOPSIS and subcommand list built
+ * from the subcommand table: a subcommand's usage after its name (NULL:
+ * hidden), its help lines with '\n' between them.  The array is static:
+ * crash keeps it for the session.
+ */
+struct mmc_crash_subcommand_help {
+	const char *name, *usage, *help;
+};
+char **mmc_crash_help(const struct mmc_crash_subcommand_help *subs, size_t n);
 
 #endif

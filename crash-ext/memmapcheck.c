@@ -437,7 +437,7 @@ static void cmd_ranges_show(const struct opts *o, const char *sub, char **argv,
 	printing_end();
 }
 
-static void cmd_lint(const struct opts *o, char **argv, int argc)
+static void cmd_lint(const struct opts *o, const char *sub, char **argv, int argc)
 {
 	struct mmc_lint_opts lo = { .max_groups = 200 };
 	struct mmc_snapshot *s = NULL;
@@ -455,7 +455,7 @@ static void cmd_lint(const struct opts *o, char **argv, int argc)
 	printing_end();
 }
 
-static void cmd_diff(const struct opts *o, char **argv, int argc)
+static void cmd_diff(const struct opts *o, const char *sub, char **argv, int argc)
 {
 	struct mmc_diff_opts dopts = { .max_pages = o->max_pages ? o->max_pages : 1,
 				       .max_groups = 200, .strict = o->strict };
@@ -488,7 +488,7 @@ static void cmd_diff(const struct opts *o, char **argv, int argc)
 	printing_end();
 }
 
-static void cmd_snapshot(const struct opts *o)
+static void cmd_snapshot(const struct opts *o, const char *sub, char **argv, int argc)
 {
 	const char *inputs[] = { pc->dumpfile, pc->namelist };
 	struct mmc_snapshot *s = NULL;
@@ -531,7 +531,7 @@ static void cmd_snapshot(const struct opts *o)
 }
 
 /* Hidden (debug): the layout crash gives, saved or summarised. */
-static void cmd_layout(const struct opts *o)
+static void cmd_layout(const struct opts *o, const char *sub, char **argv, int argc)
 {
 	const char *inputs[] = { pc->dumpfile, pc->namelist };
 	struct mmc_kernel_hints hints = { 0 };
@@ -565,8 +565,9 @@ static void cmd_layout(const struct opts *o)
 }
 
 /* Hidden (debug): how one member path resolves, e.g. "member page flags.f". */
-static void cmd_member(const char *type, const char *path)
+static void cmd_member(const struct opts *o, const char *sub, char **argv, int argc)
 {
+	const char *type = argv[0], *path = argv[1];
 	struct mmc_member m;
 	struct mmc_error *err = mmc_crash_member(type, path, &m);
 
@@ -610,19 +611,110 @@ static bool known_longopt(const char *arg)
 	return false;
 }
 
-/* The options each subcommand takes. */
-static const char *options_of(const char *sub)
-{
-	static const struct { const char *sub, *opts; } table[] = {
-		{ "ranges", "jfv" }, { "show", "jrfv" }, { "lint", "jfv" },
-		{ "diff", "jnfvcs" }, { "snapshot", "orf" }, { "layout", "o" },
-		{ "member", "" },
-	};
-	size_t i;
+/* ---- the subcommands ---- */
 
-	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		if (!strcmp(table[i].sub, sub))
-			return table[i].opts;
+/* What the operands left after the options must be; false: said why. */
+typedef bool operands_fn(const char *sub, const struct opts *o, int argc);
+typedef void run_fn(const struct opts *o, const char *sub, char **argv, int argc);
+
+static bool at_most_one_file(const char *sub, const struct opts *o, int argc)
+{
+	if (argc > 1) {
+		error(INFO, "%s takes at most one snapshot FILE\n", sub);
+		return false;
+	}
+	return true;
+}
+
+static bool snapshot_operands(const char *sub, const struct opts *o, int argc)
+{
+	if (!o->output) {
+		error(INFO, "snapshot needs -o FILE\n");
+		return false;
+	}
+	if (argc) {
+		error(INFO, "snapshot takes no arguments besides -o FILE\n");
+		return false;
+	}
+	return true;
+}
+
+static bool diff_operands(const char *sub, const struct opts *o, int argc)
+{
+	if (argc < 1 || argc > 2) {
+		error(INFO, "diff takes one or two snapshot FILEs\n");
+		return false;
+	}
+	if (o->strict && !o->claims) {
+		error(INFO, "diff: -s/--strict needs -c/--claims FILE\n");
+		return false;
+	}
+	return true;
+}
+
+static bool member_operands(const char *sub, const struct opts *o, int argc)
+{
+	if (argc != 2) {
+		error(INFO, "member takes STRUCT PATH\n");
+		return false;
+	}
+	return true;
+}
+
+static bool layout_operands(const char *sub, const struct opts *o, int argc)
+{
+	if (argc) {
+		error(INFO, "layout takes no arguments besides -o FILE\n");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The subcommands, as crash's own command table: name, the getopt letters
+ * it takes, its usage after the name and its lines in help's list (NULL:
+ * a hidden debugging subcommand), what its operands must be, what runs
+ * it.  help's SYNOPSIS and list, the option check and the dispatch all
+ * read it.
+ */
+static const struct subcommand {
+	struct mmc_crash_subcommand_help doc;	/* name, usage, help lines */
+	const char *opts;
+	operands_fn *operands;
+	run_fn *run;
+} subcommands[] = {
+	{ { "ranges", "[-j] [FILE]",
+	    "pgmaps and their pfn ranges: type, vmemmap_shift, altmap,\n"
+	    "which pfns each kernel init path writes." },
+	  "jfv", at_most_one_file, cmd_ranges_show },
+	{ { "show", "[-r N] [-j] [FILE]",
+	    "every run of identical (or regularly changing) struct pages,\n"
+	    "decoded: flags by name, zone, head, order, pgmap, refcount,\n"
+	    "mapcount, mapping, index, folio fields." },
+	  "jrfv", at_most_one_file, cmd_ranges_show },
+	{ { "snapshot", "-o FILE [-r N]",
+	    "write the normalised struct pages of every range to FILE." },
+	  "orf", snapshot_operands, cmd_snapshot },
+	{ { "diff", "[-n N] [-j] [-c|--claims FILE [-s|--strict]] BASE [NEW]",
+	    "compare snapshot BASE with the running image, or BASE with\n"
+	    "NEW: verdict identical / different / incomplete, counts per\n"
+	    "range and field, pfn groups, the first differing pages." },
+	  "jnfvcs", diff_operands, cmd_diff },
+	{ { "lint", "[-j] [FILE]",
+	    "check the running image (or FILE) against the kernel's own\n"
+	    "rules: tail->head, order, refcount policy, pgmap, zone,\n"
+	    "PG_reserved, poison, vmemmap sharing, unreadable pages." },
+	  "jfv", at_most_one_file, cmd_lint },
+	{ { "layout", NULL, NULL }, "o", layout_operands, cmd_layout },
+	{ { "member", NULL, NULL }, "", member_operands, cmd_member },
+};
+#define NSUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
+
+static const struct subcommand *subcommand_of(const char *sub)
+{
+	for (size_t i = 0; i < NSUBCOMMANDS; i++)
+		if (!strcmp(subcommands[i].doc.name, sub))
+			return &subcommands[i];
 	return NULL;
 }
 
@@ -658,27 +750,59 @@ static bool format_as_file(const char *sub, char **argv, int argc)
 	return false;
 }
 
-static void cmd_memmapcheck(void)
+/* One option c (with optarg) into o; false: said what is wrong. */
+static bool take_option(int c, struct opts *o)
 {
-	struct opts o = { .format = MMC_FMT_TEXT, .range = -1, .max_pages = 20 };
-	const char *sub, *allowed;
-	sigset_t old;
-	char **argv;
 	long v;
-	int c, argc, saved_opterr;
 
-	if (argcnt < 2)
-		cmd_usage(pc->curcmd, SYNOPSIS);
-	sub = args[1];
-	allowed = options_of(sub);
-	if (!allowed) {
-		error(INFO, "unknown subcommand: %s\n", sub);
-		cmd_usage(pc->curcmd, SYNOPSIS);
+	switch (c) {
+	case 'j':
+		o->format = MMC_FMT_JSON;
+		break;
+	case 'o':
+		o->output = optarg;
+		break;
+	case 'r':
+		if (!parse_count(optarg, &o->range)) {
+			error(INFO, "-r takes a range number >= 0, not '%s'\n", optarg);
+			return false;
+		}
+		break;
+	case 'n':
+		if (!parse_count(optarg, &v)) {
+			error(INFO, "-n takes a number of pages >= 0, not '%s'\n", optarg);
+			return false;
+		}
+		o->max_pages = (size_t)v;
+		break;
+	case 'f':
+		o->fresh = true;
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	case 'c':
+		o->claims = optarg;
+		break;
+	case 's':
+		o->strict = true;
+		break;
+	default:
+		error(INFO, "invalid option: -%c\n", optopt ? optopt : '?');
+		return false;
 	}
-	/* getopt over "SUB [options] args": crash resets optind per command,
-	 * but a subcommand parses a shifted vector, so reset it here too. */
-	argc = argcnt - 1;
-	argv = args + 1;
+	return true;
+}
+
+/*
+ * The options of "SUB [options] args" (argc, argv from SUB on) into o;
+ * returns the index of the first operand.  Errors counted in argerrs.
+ */
+static int parse_options(const char *sub, const char *allowed, int argc, char **argv,
+			 struct opts *o)
+{
+	int c, saved_opterr;
+
 	/*
 	 * Short options, and the long spellings of diff's -c and -s that its
 	 * usage names: any other "--threads" is one of the CLI's, and saying
@@ -695,6 +819,8 @@ static void cmd_memmapcheck(void)
 	}
 	if (argerrs)
 		cmd_usage(pc->curcmd, SYNOPSIS);
+	/* crash resets optind per command, but a subcommand parses a
+	 * shifted vector, so reset it here too */
 	saved_opterr = opterr;	/* crash's own commands want glibc's messages */
 	optind = 0;
 	opterr = 0;
@@ -702,102 +828,42 @@ static void cmd_memmapcheck(void)
 		if (c != '?' && !strchr(allowed, c)) {
 			error(INFO, "%s does not take -%c\n", sub, c);
 			argerrs++;
-			continue;
-		}
-		switch (c) {
-		case 'j':
-			o.format = MMC_FMT_JSON;
-			break;
-		case 'o':
-			o.output = optarg;
-			break;
-		case 'r':
-			if (!parse_count(optarg, &o.range)) {
-				error(INFO, "-r takes a range number >= 0, not '%s'\n", optarg);
-				argerrs++;
-			}
-			break;
-		case 'n':
-			if (!parse_count(optarg, &v)) {
-				error(INFO, "-n takes a number of pages >= 0, not '%s'\n", optarg);
-				argerrs++;
-			} else {
-				o.max_pages = (size_t)v;
-			}
-			break;
-		case 'f':
-			o.fresh = true;
-			break;
-		case 'v':
-			o.verbose = true;
-			break;
-		case 'c':
-			o.claims = optarg;
-			break;
-		case 's':
-			o.strict = true;
-			break;
-		default:
-			error(INFO, "invalid option: -%c\n", optopt ? optopt : '?');
+		} else if (!take_option(c, o)) {
 			argerrs++;
-			break;
 		}
 	}
 	opterr = saved_opterr;
-	argc -= optind;
-	argv += optind;
-	if (!argerrs && format_as_file(sub, argv, argc))
-		argerrs++;
-	if (!argerrs) {
-		if (!strcmp(sub, "ranges") || !strcmp(sub, "show") ||
-		    !strcmp(sub, "lint")) {
-			if (argc > 1) {
-				error(INFO, "%s takes at most one snapshot FILE\n", sub);
-				argerrs++;
-			}
-		} else if (!strcmp(sub, "snapshot")) {
-			if (!o.output) {
-				error(INFO, "snapshot needs -o FILE\n");
-				argerrs++;
-			} else if (argc) {
-				error(INFO, "snapshot takes no arguments besides -o FILE\n");
-				argerrs++;
-			}
-		} else if (!strcmp(sub, "diff")) {
-			if (argc < 1 || argc > 2) {
-				error(INFO, "diff takes one or two snapshot FILEs\n");
-				argerrs++;
-			} else if (o.strict && !o.claims) {
-				error(INFO, "diff: -s/--strict needs -c/--claims FILE\n");
-				argerrs++;
-			}
-		} else if (!strcmp(sub, "member")) {
-			if (argc != 2) {
-				error(INFO, "member takes STRUCT PATH\n");
-				argerrs++;
-			}
-		} else if (argc) {
-			error(INFO, "layout takes no arguments besides -o FILE\n");
-			argerrs++;
-		}
+	return optind;
+}
+
+static void cmd_memmapcheck(void)
+{
+	struct opts o = { .format = MMC_FMT_TEXT, .range = -1, .max_pages = 20 };
+	const struct subcommand *sc;
+	sigset_t old;
+	char **argv;
+	int argc, first;
+
+	if (argcnt < 2)
+		cmd_usage(pc->curcmd, SYNOPSIS);
+	sc = subcommand_of(args[1]);
+	if (!sc) {
+		error(INFO, "unknown subcommand: %s\n", args[1]);
+		cmd_usage(pc->curcmd, SYNOPSIS);
 	}
+	first = parse_options(sc->doc.name, sc->opts, argcnt - 1, args + 1, &o);
+	argc = argcnt - 1 - first;
+	argv = args + 1 + first;
+	if (!argerrs && format_as_file(sc->doc.name, argv, argc))
+		argerrs++;
+	if (!argerrs && !sc->operands(sc->doc.name, &o, argc))
+		argerrs++;
 	if (argerrs)
 		cmd_usage(pc->curcmd, SYNOPSIS);	/* returns to crash's prompt */
 
 	sigint_block(&old);
 	running_free();		/* a cleanup crash did not get to call */
-	if (!strcmp(sub, "ranges") || !strcmp(sub, "show"))
-		cmd_ranges_show(&o, sub, argv, argc);
-	else if (!strcmp(sub, "lint"))
-		cmd_lint(&o, argv, argc);
-	else if (!strcmp(sub, "diff"))
-		cmd_diff(&o, argv, argc);
-	else if (!strcmp(sub, "snapshot"))
-		cmd_snapshot(&o);
-	else if (!strcmp(sub, "member"))
-		cmd_member(argv[0], argv[1]);
-	else
-		cmd_layout(&o);
+	sc->run(&o, sc->doc.name, argv, argc);
 	running_free();
 	if (pc->cmd_cleanup == running_cleanup) {
 		pc->cmd_cleanup = NULL;
@@ -808,171 +874,8 @@ static void cmd_memmapcheck(void)
 	sigprocmask(SIG_SETMASK, &old, NULL);	/* a pending ^C is crash's now */
 }
 
-static char *help_memmapcheck[] = {
-"memmapcheck",
-"ZONE_DEVICE struct pages: ranges, snapshots, diff, lint",
-"ranges [-j] [FILE]\n"
-"  memmapcheck show [-r N] [-j] [FILE]\n"
-"  memmapcheck snapshot -o FILE [-r N]\n"
-"  memmapcheck diff [-n N] [-j] [-c|--claims FILE [-s|--strict]] BASE [NEW]\n"
-"  memmapcheck lint [-j] [FILE]",
-"  This command walks the vmemmap of every ZONE_DEVICE range of the running",
-"  image (the dump crash has open): every pgmap in the kernel's pgmap_array,",
-"  every pfn of its ranges, head and tail pages, read through memmapcheck's",
-"  own page-table walk in large windows.  Each struct page is normalised",
-"  (pointers into the memmap become pfn deltas, pgmap pointers pgmap",
-"  numbers, other kernel pointers numbered by first appearance), so images",
-"  of two kernels, or two boots, compare page by page.  Struct pages the dump",
-"  lacks are reported as unreadable, never read as zeros.",
-"",
-"  The output is that of the batch memmapcheck(1) CLI; snapshot files are",
-"  interchangeable between the two.  The type layout comes from crash's own",
-"  debuginfo, memory from crash's readmem().  The snapshot of the running",
-"  image is taken once per session and reused by later commands.",
-"",
-"    ranges     pgmaps and their pfn ranges: type, vmemmap_shift, altmap,",
-"               which pfns each kernel init path writes.",
-"    show       every run of identical (or regularly changing) struct pages,",
-"               decoded: flags by name, zone, head, order, pgmap, refcount,",
-"               mapcount, mapping, index, folio fields.",
-"    snapshot   write the normalised struct pages of every range to FILE.",
-"    diff       compare snapshot BASE with the running image, or BASE with",
-"               NEW: verdict identical / different / incomplete, counts per",
-"               range and field, pfn groups, the first differing pages.",
-"    lint       check the running image (or FILE) against the kernel's own",
-"               rules: tail->head, order, refcount policy, pgmap, zone,",
-"               PG_reserved, poison, vmemmap sharing, unreadable pages.",
-"",
-"    -j         JSON instead of text.",
-"    -r N       show: only range N; snapshot: only range N (not cached;",
-"               prints the walk's time, for benchmarks).",
-"    -n N       diff: pages shown in detail (default 20).",
-"    -c FILE    diff: a claims file (--claims FILE): what the patch is meant",
-"               to change; the verdict is then as claimed / beyond the claims",
-"               / incomplete, each claim with its reason and pages.",
-"    -s         diff, with -c: a claim that matched nothing fails (--strict).",
-"    -o FILE    snapshot: the file to write (atomically).",
-"    -f         walk the dump again instead of reusing this session's snapshot.",
-"    -v         print the walk's statistics (pages, unreadable, time).",
-"",
-"  FILE, BASE and NEW are snapshot files written by this command or by",
-"  \"memmapcheck snapshot -o FILE VMLINUX DUMP\".  Errors name the file and",
-"  the address involved; the session continues after any of them.  Each",
-"  subcommand takes only the options shown for it.  -o never replaces a",
-"  device, FIFO, directory, symbolic link, the dump or the vmlinux.",
-"",
-"  ^C stops a walk between windows of a few thousand pages and drops what",
-"  it had read; the next command walks the dump again and gives the same",
-"  answer.  Output cut by ^C or a closed pipe leaves nothing behind.",
-"\nEXAMPLE",
-"  Take a snapshot of the dump crash has open (a Debian 6.1 kernel, second",
-"  boot); the walk happens once per session, later commands reuse it:\n",
-"    crash> memmapcheck snapshot -o /tmp/b2.snap",
-"    memmapcheck: crash:6.1-stock-b2.kdump: 507904 struct pages in 9 ranges, 0 unreadable, 0 unmapped, 6 never initialised; 0.03 s (19.7 M pages/s)",
-"    memmapcheck: wrote /tmp/b2.snap: 507904 pages in 9 ranges, 568 runs",
-"\n  Its pgmaps and ranges, and which pfns each kernel init path writes:\n",
-"    crash> memmapcheck ranges",
-"    GEOMETRY",
-"      vmemmap_base fffff58100000000  page_offset_base ffff8c8f80000000  vmalloc_base ffffcfcc40000000",
-"      bases from: the kernel's vmemmap_base/page_offset_base/vmalloc_base variables",
-"      paging: 4 levels, from VMCOREINFO NUMBER(pgtable_l5_enabled)",
-"",
-"    PGMAPS",
-"        #  DEV_PAGEMAP       TYPE                             FLAGS  SHIFT  NR_RANGE  ALTMAP       RESERVE      FREE     ALIGN     ALLOC  OWNER",
-"        0  ffff8c9053b660c0  MEMORY_DEVICE_GENERIC                0      9         1  -                  -         -         -         -  NULL",
-"        1  ffff8c9053b66300  MEMORY_DEVICE_GENERIC                0      0         1  -                  -         -         -         -  NULL",
-"        2  ffff8c9053b663c0  MEMORY_DEVICE_GENERIC                0      9         1  -                  -         -         -         -  NULL",
-"        3  ffff8c9053b66600  MEMORY_DEVICE_GENERIC              0x1      9         1  0x28000            2      1022       510       512  NULL",
-"        4  ffff8c9053b66a80  MEMORY_DEVICE_GENERIC              0x1      0         1  0x30000            2      1022       510       512  NULL",
-"        5  ffff8c8f899c74b0  MEMORY_DEVICE_FS_DAX                 0      0         1  -                  -         -         -         -  obj#0(direct)",
-"        6  ffff8c9053b66b40  MEMORY_DEVICE_GENERIC                0     18         1  -                  -         -         -         -  NULL",
-"        7  ffff8c8f899c76b0  MEMORY_DEVICE_FS_DAX               0x1      0         1  0xc0000            2      1022       510       512  obj#2(direct)",
-"        8  ffff8c8f899c72b0  MEMORY_DEVICE_FS_DAX                 0      0         1  -                  -         -         -         -  obj#3(direct)",
-"",
-"    RANGES",
-"        #  START_PFN   END_PFN        PAGES  PGMAP  RANGE  VMEMMAP            RESERVE    ALTMAP    DEVICE",
-"        0  0x14000     0x18000        16384      0      0  fffff58100500000         0         0     16384",
-"        1  0x18000     0x20000        32768      1      0  fffff58100600000         0         0     32768",
-"        2  0x20000     0x28000        32768      2      0  fffff58100800000         0         0     32768",
-"        3  0x28000     0x30000        32768      3      0  fffff58100a00000         2      1022     31744",
-"           reserve pfns 0x28000-0x28002 (never written)",
-"           altmap pfns  0x28002-0x28400 (memmap_init_range)",
-"        4  0x30000     0x38000        32768      4      0  fffff58100c00000         2      1022     31744",
-"           reserve pfns 0x30000-0x30002 (never written)",
-"           altmap pfns  0x30002-0x30400 (memmap_init_range)",
-"        5  0x38000     0x3f000        28672      5      0  fffff58100e00000         0         0     28672",
-"        6  0x3f000     0x80000       266240      6      0  fffff58100fc0000         0         0    266240",
-"        7  0xc0000     0xc8000        32768      7      0  fffff58103000000         2      1022     31744",
-"           reserve pfns 0xc0000-0xc0002 (never written)",
-"           altmap pfns  0xc0002-0xc0400 (memmap_init_range)",
-"        8  0xc8000     0xd0000        32768      8      0  fffff58103200000         0         0     32768",
-"",
-"    DEVICE-DAX RANGES (dev_dax->ranges): read",
-"        #  PGMAP  START_PFN   END_PFN        PAGES",
-"        0      0  0x14200     0x18000        15872",
-"        1      1  0x18200     0x20000        32256",
-"        2      2  0x20200     0x28000        32256",
-"        3      3  0x28400     0x30000        31744",
-"        4      4  0x30400     0x38000        31744",
-"        5      6  0x40000     0x80000       262144",
-"\n  The decoded struct pages of one range, as runs:\n",
-"    crash> memmapcheck show -r 1",
-"    RANGE 1: pfn 0x18000-0x20000 (32768 pages)  pgmap#1 MEMORY_DEVICE_GENERIC  vmemmap_shift 0  4 runs",
-"      PFN RANGE                           ROLE     STAT  ZONE  NODE  HEAD        ORDER  PGMAP       REF   MAP  MAPPING            INDEX  PRIVATE       FLAGS",
-"      pfn 0x18000-0x181ff (512 pages)     device   read     4     0  -               -  pgmap#1       1    -1  NULL                   0  NULL          PG_reserved",
-"      pfn 0x18200 (1 page)                device   read     4     0  -               -  pgmap#1       1    -1  obj#5(direct)          0  NULL          PG_reserved",
-"      pfn 0x18201-0x18203 (3 pages)       device   read     4     0  -               -  pgmap#1       1    -1  obj#5(direct)          1  NULL          PG_reserved",
-"          varies: index +1 per page",
-"      pfn 0x18204-0x1ffff (32252 pages)   device   read     4     0  -               -  pgmap#1       1    -1  NULL                   0  NULL          PG_reserved",
-"      vmemmap: 512 pages, 0 mapping the frame of an earlier one; writable 512, read-only 0; PMD-mapped 512",
-"\n  Compare with a snapshot of the first boot's dump, made by the CLI with",
-"  \"memmapcheck snapshot -o /tmp/b1.snap vmlinux 6.1-stock-b1.kdump\"",
-"  (pgmap and vmemmap addresses differ between the boots, the normalised",
-"  struct pages do not):\n",
-"    crash> memmapcheck diff /tmp/b1.snap",
-"    identical: 507904 pages in 9 ranges, nothing unread (6 never-initialised altmap reserve pages not compared)",
-"",
-"        #  START_PFN   END_PFN        PAGES  COMPARED    DIFFER  UNREAD_A  UNREAD_B  NOT_INIT  VFRAMES  VERDICT     TYPE",
-"        0  0x14000     0x18000        16384     16384         0         0         0         0        0  identical   devdax",
-"        1  0x18000     0x20000        32768     32768         0         0         0         0        0  identical   devdax",
-"        2  0x20000     0x28000        32768     32768         0         0         0         0        0  identical   devdax",
-"        3  0x28000     0x30000        32768     32766         0         0         0         2        0  identical   devdax",
-"        4  0x30000     0x38000        32768     32766         0         0         0         2        0  identical   devdax",
-"        5  0x38000     0x3f000        28672     28672         0         0         0         0        0  identical   fsdax",
-"        6  0x3f000     0x80000       266240    266240         0         0         0         0        0  identical   devdax",
-"        7  0xc0000     0xc8000        32768     32766         0         0         0         2        0  identical   fsdax",
-"        8  0xc8000     0xd0000        32768     32768         0         0         0         0        0  identical   fsdax",
-"\n  Check the image against the kernel's own rules:\n",
-"    crash> memmapcheck lint",
-"    270275 violations in 4 rules (507904 pages in 9 ranges checked)",
-"",
-"      RULE                   PAGES",
-"      head-cycle            266176",
-"      head-align                 2",
-"      head-frame                 1",
-"      vmemmap-share           4096",
-"",
-"      RANGE  PFN RANGE                     PAGES  RULE            MESSAGE",
-"          6  0x3f000                           1  head-align      head of an order-18 compound page at pfn 0x3f000, not a multiple of 0x40000 (memmap_init_zone_device() starts at 0x3f000)",
-"          6  0x3f040-0x7ffff              266176  head-cycle      compound_head loops: 0x3f040 -> 0x7f000 -> 0x7f000",
-"          6  0x7f000                           1  head-align      head of an order-18 compound page at pfn 0x7f000, not a multiple of 0x40000 (memmap_init_zone_device() starts at 0x3f000)",
-"          6  0x7f000                           1  head-frame      head 0x7f000 lies in vmemmap page 4096, whose frame 0xd3be8000 4159 vmemmap pages map (first: vmemmap page 1)",
-"          6  0x7f000-0x7ffff                4096  vmemmap-share   vmemmap page 4096 maps the frame of vmemmap page 1 (0xd3be8000, pfns 0x3f040-0x3f07f): shares a frame with another compound page",
-"",
-"    THE RULES BROKEN (what must hold; where the kernel says so)",
-"      head-cycle: compound_head never leads to a page that is itself a tail, or to itself",
-"          _compound_head(): one step from a tail reaches a head",
-"      head-align: a compound page's head pfn is a multiple of its size (naturally aligned, relative to pfn 0)",
-"          section_nr_vmemmap_pages() (VM_WARN_ON_ONCE(!IS_ALIGNED(pfn, pages_per_compound))), _compound_head() mask form, split_large_buddy()",
-"      head-frame: no head's struct page lies in a vmemmap frame shared with other vmemmap pages",
-"          vmemmap_populate_compound_pages(): the head's vmemmap page is populated on its own, only tail pages are reused",
-"      vmemmap-share: vmemmap frames are shared only within one compound page, not in order-0 pgmaps, not with an altmap",
-"          vmemmap_populate_compound_pages(), vmemmap_can_optimize() (no altmap, compound pgmap), Documentation/mm/vmemmap_dedup.rst",
-NULL
-};
-
 static struct command_table_entry command_table[] = {
-	{ "memmapcheck", cmd_memmapcheck, help_memmapcheck, 0 },
+	{ "memmapcheck", cmd_memmapcheck, NULL, 0 },
 	{ NULL, NULL, NULL, 0 },
 };
 
@@ -988,6 +891,11 @@ static void __attribute__((constructor)) memmapcheck_init(void)
 	Dl_info info;
 
 	if (build_version && strcmp(build_version, MMC_CRASH_VERSION) == 0) {
+		struct mmc_crash_subcommand_help docs[NSUBCOMMANDS];
+
+		for (size_t i = 0; i < NSUBCOMMANDS; i++)
+			docs[i] = subcommands[i].doc;
+		command_table[0].help_data = mmc_crash_help(docs, NSUBCOMMANDS);
 		register_extension(command_table);
 		return;
 	}

@@ -40,53 +40,19 @@ static bool side_load(struct side *sd, uint64_t pos)
 static enum mmc_tail_index tail_of(const struct dctx *c, uint64_t pfn,
 				   const struct mmc_nrec *r)
 {
-	const struct mmc_nval *ch;
-	uint64_t head;
-
 	if (c->ch_slot >= r->nslots)
 		return MMC_TAIL_NONE;
-	ch = &r->slot[c->ch_slot];
-	if (!mmc_nval_bit0(ch) || ch->cls == MMC_V_NULL)
-		return MMC_TAIL_NONE;
-	if (mmc_compound_info_head_pfn(c->ga, pfn, ch, &head) && head < pfn)
-		return mmc_tail_index_of(pfn - head);
-	return MMC_TAIL_OTHER;
+	return mmc_compound_info_tail_index(c->ga, pfn, &r->slot[c->ch_slot]);
 }
 
-/*
- * Pages from pfn on (at most n) whose kind stays what it is at pfn.  Along
- * a run a pointer-encoded tail's delta moves by the stride; a mask-encoded
- * one (a RAW constant) names the head below it, so the kind is fixed from
- * page[3] to the end of its compound page.
- */
+/* Pages from pfn on (at most n) whose kind stays what it is at pfn. */
 static uint64_t tail_const(const struct dctx *c, const struct side *A, uint64_t pfn,
 			   const struct mmc_nrec *r, uint64_t n)
 {
-	const struct mmc_nval *ch;
-	int64_t dv;
-	unsigned int order;
-
 	if (c->ch_slot >= r->nslots)
 		return n;
-	ch = &r->slot[c->ch_slot];
-	dv = A->stride.slot[c->ch_slot].v;
-	if (ch->cls == MMC_V_PAGE && (ch->off & 1)) {
-		if (dv == 0 || (ch->v <= -3 && dv < 0) || (ch->v >= 0 && dv > 0))
-			return n;
-		return 1;
-	}
-	if (ch->cls == MMC_V_RAW && A->stride.slot[c->ch_slot].raw == 0 &&
-	    mmc_compound_info_is_mask(c->ga->struct_page_size, ch->raw, &order)) {
-		uint64_t nr = 1ULL << order, i = pfn & (nr - 1);
-
-		if (i < MMC_TAIL_OTHER)
-			return 1;
-		return nr - i < n ? nr - i : n;
-	}
-	if (ch->cls != MMC_V_PAGE && ch->cls != MMC_V_NULL &&
-	    (A->stride.slot[c->ch_slot].raw & 1))
-		return 1;
-	return n;
+	return mmc_compound_info_tail_span(c->ga, pfn, &r->slot[c->ch_slot],
+					   &A->stride.slot[c->ch_slot], n);
 }
 
 /* Compare two READ records at the overlap start; returns the chunk length

@@ -14,6 +14,11 @@
 #include "lint_int.h"
 #include "mmc_util.h"
 
+/* Violation groups kept when mmc_lint_opts.max_groups is 0 (lint.h). */
+#define LINT_DEFAULT_MAX_GROUPS 200
+/* res->violations' first allocation, in groups. */
+#define LINT_GROUPS_GROW 64
+
 const char *mmc_lint_verdict_name(enum mmc_lint_verdict v)
 {
 	switch (v) {
@@ -36,7 +41,8 @@ static void group_flush(struct lint_ctx *c, enum mmc_rule rule)
 	if (res->nviolations >= c->max_groups)
 		return;
 	if (!mmc_grow_array((void **)&res->violations, &c->violations_cap,
-			    res->nviolations + 1, sizeof(*res->violations), 64)) {
+			    res->nviolations + 1, sizeof(*res->violations),
+			    LINT_GROUPS_GROW)) {
 		c->oom = true;
 		return;
 	}
@@ -129,6 +135,7 @@ static struct mmc_error *range_begin(struct lint_ctx *c, size_t r)
 						     c->pg->type);
 		c->type_name = n ? n : "";
 	}
+	c->type = mmc_memory_type_parse(c->type_name);
 	memset(c->open, 0, sizeof(c->open));
 	memset(&c->head, 0, sizeof(c->head));
 	memset(&c->target, 0, sizeof(c->target));
@@ -192,7 +199,7 @@ struct mmc_error *mmc_lint(const struct mmc_snapshot *snap,
 	c = calloc(1, sizeof(*c));
 	if (!res || !c)
 		goto nomem;
-	c->max_groups = opts && opts->max_groups ? opts->max_groups : 200;
+	c->max_groups = opts && opts->max_groups ? opts->max_groups : LINT_DEFAULT_MAX_GROUPS;
 	c->snap = snap;
 	c->opts = opts;
 	c->res = res;

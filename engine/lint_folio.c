@@ -23,9 +23,9 @@ bool lint_folio_mapped(const struct mmc_folio_view *fv)
 	if (!fv->valid)
 		return false;
 	if (fv->have_large_mapcount)
-		return fv->large_mapcount >= 0;
+		return fv->large_mapcount > MMC_MAPCOUNT_UNMAPPED;
 	if (fv->have_entire_mapcount)
-		return fv->entire_mapcount >= 0;
+		return fv->entire_mapcount > MMC_MAPCOUNT_UNMAPPED;
 	return false;
 }
 
@@ -70,11 +70,11 @@ static bool check_ints(struct lint_ctx *c, uint64_t p1, const struct mmc_folio_v
 /* An unmapped folio holds prep_compound_head()'s values. */
 static void check_unmapped(struct lint_ctx *c, uint64_t p1, const struct mmc_folio_view *fv)
 {
-	if (fv->have_large_mapcount && fv->large_mapcount != -1)
+	if (fv->have_large_mapcount && fv->large_mapcount != MMC_MAPCOUNT_UNMAPPED)
 		lint_violate(c, MMC_RULE_FOLIO_MAPCOUNT, p1,
 			     "_large_mapcount %d, expected -1 (nonzero large_mapcount)",
 			     fv->large_mapcount);
-	else if (fv->have_entire_mapcount && fv->entire_mapcount != -1)
+	else if (fv->have_entire_mapcount && fv->entire_mapcount != MMC_MAPCOUNT_UNMAPPED)
 		lint_violate(c, MMC_RULE_FOLIO_MAPCOUNT, p1,
 			     "%s %d on an unmapped folio, expected -1 (nonzero entire_mapcount)",
 			     member_name(c, MMC_FOLIO_ENTIRE_MAPCOUNT), fv->entire_mapcount);
@@ -86,7 +86,8 @@ static void check_unmapped(struct lint_ctx *c, uint64_t p1, const struct mmc_fol
 		lint_violate(c, MMC_RULE_FOLIO_MAPCOUNT, p1,
 			     "_pincount %d on an unmapped folio (nonzero pincount)", fv->pincount);
 	else if (fv->have_mm_id_mapcount &&
-		 (fv->mm_id_mapcount[0] != -1 || fv->mm_id_mapcount[1] != -1))
+		 (fv->mm_id_mapcount[0] != MMC_MAPCOUNT_UNMAPPED ||
+		  fv->mm_id_mapcount[1] != MMC_MAPCOUNT_UNMAPPED))
 		lint_violate(c, MMC_RULE_FOLIO_MAPCOUNT, p1,
 			     "_mm_id_mapcount %d/%d on an unmapped folio (nonzero mm mapcount)",
 			     fv->mm_id_mapcount[0], fv->mm_id_mapcount[1]);
@@ -99,7 +100,7 @@ static void check_unmapped(struct lint_ctx *c, uint64_t p1, const struct mmc_fol
  * all mappings (__folio_add_rmap() adds to both). */
 static void check_mapped(struct lint_ctx *c, uint64_t p1, const struct mmc_folio_view *fv)
 {
-	if (fv->have_entire_mapcount && fv->entire_mapcount < -1)
+	if (fv->have_entire_mapcount && fv->entire_mapcount < MMC_MAPCOUNT_UNMAPPED)
 		lint_violate(c, MMC_RULE_FOLIO_MAPCOUNT, p1, "%s %d below -1",
 			     member_name(c, MMC_FOLIO_ENTIRE_MAPCOUNT), fv->entire_mapcount);
 	else if (fv->have_large_mapcount && fv->have_entire_mapcount &&
@@ -114,7 +115,8 @@ static void check_mapped(struct lint_ctx *c, uint64_t p1, const struct mmc_folio
 		lint_violate(c, MMC_RULE_FOLIO_MAPCOUNT, p1, "_pincount %d is negative",
 			     fv->pincount);
 	else if (fv->have_mm_id_mapcount &&
-		 (fv->mm_id_mapcount[0] < -1 || fv->mm_id_mapcount[1] < -1))
+		 (fv->mm_id_mapcount[0] < MMC_MAPCOUNT_UNMAPPED ||
+		  fv->mm_id_mapcount[1] < MMC_MAPCOUNT_UNMAPPED))
 		lint_violate(c, MMC_RULE_FOLIO_MAPCOUNT, p1, "_mm_id_mapcount %d/%d below -1",
 			     fv->mm_id_mapcount[0], fv->mm_id_mapcount[1]);
 }

@@ -50,7 +50,7 @@ static void lint_geom_dax(struct lint_ctx *c)
 	enum mmc_dax_state st;
 
 	c->dax_known = false;
-	if (strcmp(c->type_name, "MEMORY_DEVICE_GENERIC"))
+	if (!mmc_rule_devdax_type(c->type))
 		return;
 	st = mmc_snapshot_dax(c->snap, &dax, &n, &why);
 	for (size_t i = 0; i < n; i++) {

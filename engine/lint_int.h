@@ -92,7 +92,8 @@ struct lint_ctx {
 	size_t range;
 	const struct mmc_srange *sr;
 	const struct mmc_spgmap *pg;
-	const char *type_name;
+	const char *type_name;		/* for messages */
+	enum mmc_memory_type type;	/* what the checks switch on */
 	uint64_t dev_start;		/* first pfn memmap_init_zone_device() writes */
 	uint32_t order;			/* pgmap->vmemmap_shift, capped */
 	uint64_t nr;			/* 1 << order */

@@ -92,7 +92,7 @@ static void want_null(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec *r
 /* A page mapped or given to a mapping by dax. */
 static bool page_in_use(const struct mmc_page_view *v)
 {
-	return v->mapping.cls != MMC_V_NULL || v->mapcount >= 0;
+	return v->mapping.cls != MMC_V_NULL || v->mapcount > MMC_MAPCOUNT_UNMAPPED;
 }
 
 static void check_refcount(struct lint_ctx *c, uint64_t pfn, const struct mmc_page_view *v,
@@ -113,7 +113,7 @@ static void check_refcount(struct lint_ctx *c, uint64_t pfn, const struct mmc_pa
 static void check_device_page(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec *rec,
 			      const struct mmc_page_view *v, bool in_use)
 {
-	bool dax = mmc_rule_dax_type(c->type_name);
+	bool dax = mmc_rule_dax_type(c->type);
 	char buf[64], who[80];
 
 	if (v->pgmap.cls != MMC_V_PGMAP || v->pgmap.v != (int64_t)c->sr->pgmap_index ||
@@ -123,17 +123,17 @@ static void check_device_page(struct lint_ctx *c, uint64_t pfn, const struct mmc
 			     c->sr->pgmap_index);
 	}
 	snprintf(who, sizeof(who), "%s, %d.%d", c->type_name, c->kver.major, c->kver.minor);
-	check_refcount(c, pfn, v, mmc_rule_head_refcount(c->kver, c->type_name), in_use, who);
-	if (v->mapcount < -1)
+	check_refcount(c, pfn, v, mmc_rule_head_refcount(c->kver, c->type), in_use, who);
+	if (v->mapcount < MMC_MAPCOUNT_UNMAPPED)
 		lint_violate(c, MMC_RULE_MAPCOUNT, pfn, "_mapcount %d below -1", v->mapcount);
-	else if (dax && v->mapcount >= 0 && v->mapping.cls == MMC_V_NULL)
+	else if (dax && v->mapcount > MMC_MAPCOUNT_UNMAPPED && v->mapping.cls == MMC_V_NULL)
 		lint_violate(c, MMC_RULE_MAPCOUNT, pfn,
 			     "mapped (_mapcount %d) without a mapping (dax_set_mapping() sets one first)",
 			     v->mapcount);
 	if (dax && v->index && v->mapping.cls == MMC_V_NULL)
 		lint_violate(c, MMC_RULE_INDEX, pfn,
 			     "index %" PRIu64 " without a mapping", v->index);
-	if (!mmc_rule_zdd_driver_owned(c->type_name))
+	if (!mmc_rule_zdd_driver_owned(c->type))
 		want_null(c, pfn, rec, c->have_zdd, c->zdd_slot, MMC_TAIL_NONE,
 			  MMC_RULE_ZONE_DEVICE_DATA, "__init_zone_device_page()");
 	if (dax)
@@ -165,7 +165,7 @@ static bool driver_folio_tail(struct lint_ctx *c, uint64_t pfn, const struct mmc
 static void check_single(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec *rec,
 			 const struct mmc_page_view *v)
 {
-	if (mmc_rule_driver_folios(c->kver, c->type_name)) {
+	if (mmc_rule_driver_folios(c->kver, c->type)) {
 		if (v->tail && !driver_folio_tail(c, pfn, v))
 			lint_violate(c, MMC_RULE_ORDER, pfn,
 				     "tail page whose compound_head is not a PG_head page below it in this range");
@@ -177,7 +177,7 @@ static void check_single(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec
 	if (v->tail)
 		return;
 	check_device_page(c, pfn, rec, v, page_in_use(v));
-	if (page_in_use(v) && !strcmp(c->type_name, "MEMORY_DEVICE_GENERIC"))
+	if (page_in_use(v) && mmc_rule_devdax_type(c->type))
 		lint_check_dax_range(c, pfn, 1);
 }
 
@@ -326,7 +326,7 @@ static void check_tail_words(struct lint_ctx *c, uint64_t pfn, const struct mmc_
 	    (sv = slot(rec, true, c->index_slot)) && sv->raw)
 		lint_violate(c, MMC_RULE_INDEX, pfn, "%s = %" PRIu64 " on a tail, expected 0",
 			     label(c, c->index_slot, t, lbuf, sizeof(lbuf)), sv->raw);
-	if (!mmc_rule_zdd_driver_owned(c->type_name) &&
+	if (!mmc_rule_zdd_driver_owned(c->type) &&
 	    !mmc_folio_owns_slot(c->layout, c->sps, t, c->zdd_slot))
 		want_null(c, pfn, rec, c->have_zdd, c->zdd_slot, t,
 			  MMC_RULE_ZONE_DEVICE_DATA, "__init_zone_device_page()");
@@ -348,7 +348,8 @@ static void check_tail(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec *
 		return;	/* not a tail of this compound page: its words say nothing */
 	known_unmapped = c->head.valid && c->head.pfn == e->head && c->head.folio_known &&
 			 !c->head.mapped;
-	if (v->mapcount < -1 || (known_unmapped && v->mapcount != -1))
+	if (v->mapcount < MMC_MAPCOUNT_UNMAPPED ||
+	    (known_unmapped && v->mapcount != MMC_MAPCOUNT_UNMAPPED))
 		lint_violate(c, MMC_RULE_MAPCOUNT, pfn,
 			     "tail _mapcount %d of an unmapped folio, expected -1 (nonzero mapcount)",
 			     v->mapcount);
@@ -393,7 +394,7 @@ static void check_head(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec *
 	}
 	in_use = lint_check_folio(c, pfn, rec) || page_in_use(v);
 	check_device_page(c, pfn, rec, v, in_use);
-	if (in_use && !strcmp(c->type_name, "MEMORY_DEVICE_GENERIC"))
+	if (in_use && mmc_rule_devdax_type(c->type))
 		lint_check_dax_range(c, pfn, c->nr);
 }
 
@@ -408,7 +409,7 @@ static void check_altmap(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec
 	if (v->tail || v->head)
 		lint_violate(c, MMC_RULE_ORDER, pfn, "compound page on an altmap (memmap) pfn");
 	check_refcount(c, pfn, v, 1, false, "memmap_init_range()");
-	if (v->mapcount != -1)
+	if (v->mapcount != MMC_MAPCOUNT_UNMAPPED)
 		lint_violate(c, MMC_RULE_MAPCOUNT, pfn, "_mapcount %d on a memmap pfn, expected -1",
 			     v->mapcount);
 	if (n && p && !(n->cls == MMC_V_SELF && n->off == lru_off &&

@@ -18,7 +18,12 @@
  *     moves is a tail's compound_head (a PAGE value: the checks read its v,
  *     and its raw only against the fill patterns, which is solved exactly
  *     for the skipped repetitions);
- *   - the device-dax data range, when known, holds the whole pattern;
+ *   - the device-dax data range, when known, holds the whole pattern (the
+ *     dax-range check reads a head's folio, up to nr-1 pfns past the head:
+ *     for the repetitions skipped, reps-2 at the latest, that is still
+ *     inside the pattern, as the period is a multiple of nr; the last
+ *     repetition, whose last folio may reach past it, is checked page by
+ *     page);
  *   - a check of one page reads at most its head's page[1] and page[2],
  *     at most one period ahead: inside the pattern up to repetition reps-1,
  *     which is checked page by page (a wrong compound_head's target is
@@ -36,6 +41,16 @@
 #include <string.h>
 
 #include "lint_int.h"
+
+/* Repetitions (pages of a run) below this leave none to skip: the first
+ * two and the last one are always checked. */
+#define LINT_MIN_REPEATS 4
+/* Past this many distinct raw words a slot is checked page by page
+ * rather than solved against the fill patterns. */
+#define LINT_FILL_SOLVE_MAX 4096
+/* The stride of a tail's compound_head delta along one compound page:
+ * the head stays, the page moves on by one. */
+#define LINT_SAME_HEAD_STRIDE (-1)
 
 /* The fill patterns mmc_fill_pattern_name() knows: words of one repeated
  * byte (rules.c).  A fill pattern of another form would need its own
@@ -76,7 +91,7 @@ static bool hits(uint64_t x, uint64_t d, uint64_t w, uint64_t kmin, uint64_t kma
 static bool fill_free(const struct lint_ctx *c, uint64_t x0, uint64_t dx,
 		      uint64_t n, uint64_t d, uint64_t kmin, uint64_t kmax)
 {
-	if (dx && n > 4096)
+	if (dx && n > LINT_FILL_SOLVE_MAX)
 		return false;	/* not worth solving: check page by page */
 	for (uint64_t i = 0; i < (dx ? n : 1); i++)
 		for (size_t f = 0; f < c->nfills; f++)
@@ -92,13 +107,12 @@ static bool alike(const struct lint_ctx *c, size_t pi, const struct mmc_snapshot
 	bool have_ch = mmc_page_member_slot(c->layout, c->sps, MMC_PAGE_COMPOUND_HEAD,
 					    &ch_slot);
 
-	if (p->reps < 4 || p->start < c->dev_start)
+	if (p->reps < LINT_MIN_REPEATS || p->start < c->dev_start)
 		return false;
 	if (c->nr > 1 && (p->start < c->first_head || end > c->compound_end ||
 			  p->period % c->nr))
 		return false;
-	if (c->dax_known && (p->start < c->dax_start || end > c->dax_end ||
-			     c->dax_end - end < c->nr))
+	if (c->dax_known && (p->start < c->dax_start || end > c->dax_end))
 		return false;
 	for (uint32_t b = 0; b < p->nbody; b++) {
 		struct mmc_nrec first, stride, rep;
@@ -214,7 +228,7 @@ static bool run_alike(const struct lint_ctx *c, uint64_t start, uint64_t count,
 					    &ch_slot);
 	bool tails = false, altmap = start < c->dev_start;
 
-	if (count < 4)
+	if (count < LINT_MIN_REPEATS)
 		return false;
 	if (altmap && (start < c->sr->altmap_start || end > c->sr->altmap_end ||
 		       end > c->dev_start))
@@ -227,7 +241,7 @@ static bool run_alike(const struct lint_ctx *c, uint64_t start, uint64_t count,
 		if (moves_with_pfn(c, &f->slot[k], &s->slot[k], count))
 			continue;
 		if (altmap || !have_ch || k != ch_slot || f->slot[k].cls != MMC_V_PAGE ||
-		    s->slot[k].v != -1 || s->slot[k].raw)
+		    s->slot[k].v != LINT_SAME_HEAD_STRIDE || s->slot[k].raw)
 			return false;
 		tails = true;
 	}
@@ -235,7 +249,7 @@ static bool run_alike(const struct lint_ctx *c, uint64_t start, uint64_t count,
 		return true;
 	if (!tails)
 		return c->nr == 1 || end <= c->first_head || start >= c->compound_end;
-	if (c->nr < 4 || start < c->first_head || end > c->compound_end)
+	if (c->nr <= MMC_TAIL_OTHER || start < c->first_head || end > c->compound_end)
 		return false;
 	head = start - (start - c->first_head) % c->nr;
 	return start - head >= MMC_TAIL_OTHER && end <= head + c->nr;

@@ -46,6 +46,12 @@ const char *mmc_fill_pattern_name(uint64_t raw)
 	return NULL;
 }
 
+/*
+ * Version cut: 6.1's set_compound_order() writes page[1]'s own
+ * _folio_order byte; later kernels' folio_set_order() the low byte of
+ * _flags_1.  Read from the layout (whether struct folio has _folio_order),
+ * not from the version.
+ */
 bool mmc_order_in_flags1(const struct mmc_layout *layout)
 {
 	return layout && !layout->member[MMC_FOLIO_ORDER].found &&
@@ -139,6 +145,13 @@ uint64_t mmc_flags_second_mask(const struct mmc_layout *layout)
 }
 
 /*
+ * Version cut: the mask form of compound_info comes with commit
+ * 8c846c879e22 ("mm: rework compound_head() for power-of-2 sizeof(struct
+ * page)", April 2026; 7.2.8 has it), the series that also renamed
+ * page->compound_head to compound_info.  6.1 and 6.12 store head + 1
+ * only.  Read from the value itself: a mask never looks like a vmemmap
+ * pointer.
+ *
  * Largest order a mask-encoded compound_info is accepted for (x86_64's
  * MAX_FOLIO_ORDER is PUD_ORDER 18).  The cap keeps the mask far above any
  * vmemmap, direct map or vmalloc address.
@@ -237,6 +250,45 @@ bool mmc_nval_bit0(const struct mmc_nval *nv)
 	}
 }
 
+enum mmc_tail_index mmc_compound_info_tail_index(const struct mmc_geom *geom, uint64_t pfn,
+						 const struct mmc_nval *compound_head)
+{
+	uint64_t head;
+
+	if (!mmc_nval_bit0(compound_head) || compound_head->cls == MMC_V_NULL)
+		return MMC_TAIL_NONE;
+	if (mmc_compound_info_head_pfn(geom, pfn, compound_head, &head) && head < pfn)
+		return mmc_tail_index_of(pfn - head);
+	return MMC_TAIL_OTHER;
+}
+
+uint64_t mmc_compound_info_tail_span(const struct mmc_geom *geom, uint64_t pfn,
+				     const struct mmc_nval *ch, const struct mmc_nval *stride,
+				     uint64_t n)
+{
+	int64_t dv = stride->v;
+	unsigned int order;
+
+	if (ch->cls == MMC_V_PAGE && (ch->off & 1)) {
+		/* head = pfn + v: a constant head (dv -1 a page) keeps the
+		 * index growing, so only page[1] and page[2] change kind */
+		if (dv == 0 || (ch->v <= -MMC_TAIL_OTHER && dv < 0) || (ch->v >= 0 && dv > 0))
+			return n;
+		return 1;
+	}
+	if (ch->cls == MMC_V_RAW && stride->raw == 0 &&
+	    mmc_compound_info_is_mask(geom->struct_page_size, ch->raw, &order)) {
+		uint64_t nr = 1ULL << order, i = pfn & (nr - 1);
+
+		if (i < MMC_TAIL_OTHER)
+			return 1;
+		return nr - i < n ? nr - i : n;
+	}
+	if (ch->cls != MMC_V_PAGE && ch->cls != MMC_V_NULL && (stride->raw & 1))
+		return 1;
+	return n;
+}
+
 struct mmc_kver mmc_kver_parse(const char *release)
 {
 	struct mmc_kver v = { 0 };
@@ -259,6 +311,9 @@ struct mmc_kver mmc_kver_parse(const char *release)
 	return v;
 }
 
+/* Version cut without a release: 6.15 moved pgmap into struct folio
+ * (__init_zone_device_page(): page_folio(page)->pgmap = pgmap) in the same
+ * release as the refcount change of mmc_rule_head_refcount(). */
 struct mmc_kver mmc_kver_of(const struct mmc_layout *layout, const char *release)
 {
 	struct mmc_kver v = mmc_kver_parse(release);
@@ -282,23 +337,40 @@ int mmc_kver_cmp(struct mmc_kver v, int major, int minor)
 	return 0;
 }
 
-int mmc_rule_head_refcount(struct mmc_kver v, const char *type)
+/*
+ * __init_zone_device_page(), mm/mm_init.c.  Version cut: 6.15, the series
+ * of "fs/dax: Properly refcount fs dax pages" (ZONE_DEVICE refcounts made
+ * zero based), made it a switch on
+ * pgmap->type that sets 0 for FS_DAX, PRIVATE, COHERENT and PCI_P2PDMA and
+ * leaves GENERIC at 1; before it, only PRIVATE and COHERENT were set to 0
+ * (6.1, 6.12: "if (pgmap->type == MEMORY_DEVICE_PRIVATE || ...)").
+ */
+int mmc_rule_head_refcount(struct mmc_kver v, enum mmc_memory_type type)
 {
-	bool private_like = !strcmp(type, "MEMORY_DEVICE_PRIVATE") ||
-			    !strcmp(type, "MEMORY_DEVICE_COHERENT");
+	bool from_6_15 = mmc_kver_cmp(v, 6, 15) >= 0;
 
-	if (mmc_kver_cmp(v, 6, 15) < 0)
-		return private_like ? 0 : 1;
-	if (private_like || !strcmp(type, "MEMORY_DEVICE_FS_DAX") ||
-	    !strcmp(type, "MEMORY_DEVICE_PCI_P2PDMA"))
+	switch (type) {
+	case MMC_MEMORY_PRIVATE:
+	case MMC_MEMORY_COHERENT:
 		return 0;
-	return 1;
+	case MMC_MEMORY_FS_DAX:
+	case MMC_MEMORY_PCI_P2PDMA:
+		return from_6_15 ? 0 : 1;
+	case MMC_MEMORY_GENERIC:
+	default:
+		return 1;
+	}
 }
 
-bool mmc_rule_zdd_driver_owned(const char *type)
+bool mmc_rule_zdd_driver_owned(enum mmc_memory_type type)
 {
-	return !strcmp(type, "MEMORY_DEVICE_PRIVATE") ||
-	       !strcmp(type, "MEMORY_DEVICE_COHERENT");
+	switch (type) {
+	case MMC_MEMORY_PRIVATE:
+	case MMC_MEMORY_COHERENT:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /*
@@ -307,17 +379,34 @@ bool mmc_rule_zdd_driver_owned(const char *type)
  * pgmap, order) (include/linux/memremap.h, mm/memremap.c, since 6.19), in a
  * pgmap whose vmemmap_shift is 0.  Before that, every such page was order 0.
  */
-bool mmc_rule_driver_folios(struct mmc_kver v, const char *type)
+bool mmc_rule_driver_folios(struct mmc_kver v, enum mmc_memory_type type)
 {
 	return mmc_rule_zdd_driver_owned(type) && mmc_kver_cmp(v, 6, 19) >= 0;
 }
 
-bool mmc_rule_dax_type(const char *type)
+bool mmc_rule_dax_type(enum mmc_memory_type type)
 {
-	return !strcmp(type, "MEMORY_DEVICE_GENERIC") ||
-	       !strcmp(type, "MEMORY_DEVICE_FS_DAX");
+	switch (type) {
+	case MMC_MEMORY_GENERIC:
+	case MMC_MEMORY_FS_DAX:
+		return true;
+	default:
+		return false;
+	}
 }
 
+bool mmc_rule_devdax_type(enum mmc_memory_type type)
+{
+	switch (type) {
+	case MMC_MEMORY_GENERIC:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Version cut: 7.2's memmap_init_compound() runs prep_compound_head()
+ * after the tail loop; 6.1 and 6.12 before it (rules.h). */
 unsigned int mmc_rule_page2_states(struct mmc_kver v)
 {
 	if (mmc_kver_cmp(v, 7, 2) < 0)
@@ -420,17 +509,26 @@ bool mmc_rule_by_name(const char *name, enum mmc_rule *rule)
 
 static const struct {
 	const char *short_name, *kernel;
-} memory_types[] = {
-	{ "devdax", "MEMORY_DEVICE_GENERIC" },
-	{ "fsdax", "MEMORY_DEVICE_FS_DAX" },
-	{ "private", "MEMORY_DEVICE_PRIVATE" },
-	{ "coherent", "MEMORY_DEVICE_COHERENT" },
-	{ "p2pdma", "MEMORY_DEVICE_PCI_P2PDMA" },
+} memory_types[MMC_MEMORY_TYPE_COUNT] = {
+	[MMC_MEMORY_GENERIC] = { "devdax", "MEMORY_DEVICE_GENERIC" },
+	[MMC_MEMORY_FS_DAX] = { "fsdax", "MEMORY_DEVICE_FS_DAX" },
+	[MMC_MEMORY_PRIVATE] = { "private", "MEMORY_DEVICE_PRIVATE" },
+	[MMC_MEMORY_COHERENT] = { "coherent", "MEMORY_DEVICE_COHERENT" },
+	[MMC_MEMORY_PCI_P2PDMA] = { "p2pdma", "MEMORY_DEVICE_PCI_P2PDMA" },
 };
+
+enum mmc_memory_type mmc_memory_type_parse(const char *name)
+{
+	for (int i = 0; name && i < MMC_MEMORY_TYPE_COUNT; i++)
+		if (!strcmp(name, memory_types[i].short_name) ||
+		    !strcmp(name, memory_types[i].kernel))
+			return (enum mmc_memory_type)i;
+	return MMC_MEMORY_UNKNOWN;
+}
 
 size_t mmc_memory_type_count(void)
 {
-	return sizeof(memory_types) / sizeof(memory_types[0]);
+	return MMC_MEMORY_TYPE_COUNT;
 }
 
 const char *mmc_memory_type_short(size_t i)
@@ -445,11 +543,7 @@ const char *mmc_memory_type_kernel(size_t i)
 
 int mmc_memory_type_index(const char *name)
 {
-	for (size_t i = 0; name && i < mmc_memory_type_count(); i++)
-		if (!strcmp(name, memory_types[i].short_name) ||
-		    !strcmp(name, memory_types[i].kernel))
-			return (int)i;
-	return -1;
+	return (int)mmc_memory_type_parse(name);
 }
 
 /*

@@ -132,6 +132,40 @@ bool mmc_compound_info_head_pfn(const struct mmc_geom *geom, uint64_t pfn,
 /* PageTail(): bit 0 of the raw value behind a normalised slot. */
 bool mmc_nval_bit0(const struct mmc_nval *nv);
 
+/*
+ * Which page of its compound page the page at pfn is, by its own
+ * normalised compound_head: NONE unless bit 0 is set; the distance to the
+ * head mmc_compound_info_head_pfn() finds, else OTHER (a tail naming a
+ * head it cannot place).
+ */
+enum mmc_tail_index mmc_compound_info_tail_index(const struct mmc_geom *geom, uint64_t pfn,
+						 const struct mmc_nval *compound_head);
+/*
+ * Pages from pfn on (at most n) along a run, first record's compound_head
+ * ch and the run's stride of that slot, whose mmc_compound_info_tail_index()
+ * stays what it is at pfn.  A pointer-encoded tail names head + 1 as a
+ * PAGE delta that moves by the stride; a mask-encoded one (a RAW constant)
+ * names the naturally aligned head below it, so the kind is fixed from
+ * page[3] to the end of its compound page.
+ */
+uint64_t mmc_compound_info_tail_span(const struct mmc_geom *geom, uint64_t pfn,
+				     const struct mmc_nval *ch, const struct mmc_nval *stride,
+				     uint64_t n);
+
+/* ---- mapcounts ---- */
+
+/*
+ * The value of an unmapped page's _mapcount and of an unmapped folio's
+ * _large_mapcount, _entire_mapcount and _mm_id_mapcount[]: the counters
+ * start at -1 so that the first map and the last unmap are the transitions
+ * through 0 (include/linux/mm_types.h: "the mapcount is always initialized
+ * to -1").  __init_single_page() and prep_compound_tail() write it
+ * (atomic_set(&page->_mapcount, -1); 6.1 through page_mapcount_reset()),
+ * prep_compound_head() for page[1]'s counters.  Anything below it is an
+ * underflow.
+ */
+#define MMC_MAPCOUNT_UNMAPPED (-1)
+
 /* ---- kernel versions ---- */
 
 struct mmc_kver {
@@ -148,25 +182,53 @@ struct mmc_kver mmc_kver_of(const struct mmc_layout *layout, const char *release
 /* <0, 0, >0 as v is before, at, after major.minor. */
 int mmc_kver_cmp(struct mmc_kver v, int major, int minor);
 
+/* ---- enum memory_type (include/linux/memremap.h) ---- */
+
+/*
+ * The pgmap types, by what they are.  The kernel's numbers are not the
+ * same in every version (MEMORY_DEVICE_PRIVATE is 1 in 6.1 and 6.12, the
+ * enum has grown since), so a dump's type is read by name: the snapshot's
+ * string, or the layout's enum memory_type enumerator of pgmap->type.  It
+ * becomes this enum in one place, mmc_memory_type_parse(); everything
+ * else switches on the enum.  The values index the short-name table the
+ * diff's TYPE column and claims files use.
+ */
+enum mmc_memory_type {
+	MMC_MEMORY_UNKNOWN = -1,
+	MMC_MEMORY_GENERIC,	/* MEMORY_DEVICE_GENERIC: "devdax" */
+	MMC_MEMORY_FS_DAX,	/* MEMORY_DEVICE_FS_DAX: "fsdax" */
+	MMC_MEMORY_PRIVATE,	/* MEMORY_DEVICE_PRIVATE: "private" */
+	MMC_MEMORY_COHERENT,	/* MEMORY_DEVICE_COHERENT: "coherent" */
+	MMC_MEMORY_PCI_P2PDMA,	/* MEMORY_DEVICE_PCI_P2PDMA: "p2pdma" */
+	MMC_MEMORY_TYPE_COUNT
+};
+
+/* A short or kernel name ("devdax", "MEMORY_DEVICE_GENERIC"); UNKNOWN for
+ * anything else, NULL included.  The one place a type name is compared. */
+enum mmc_memory_type mmc_memory_type_parse(const char *name);
+
 /* ---- what the kernel writes, per version ---- */
 
 /*
  * _refcount of a head / order-0 device page after __init_zone_device_page()
  * (__init_single_page() sets 1 first): up to 6.14 MEMORY_DEVICE_PRIVATE and
  * _COHERENT are set to 0; from 6.15 also FS_DAX and PCI_P2PDMA, GENERIC
- * stays 1.  type_name is the enum memory_type name.
+ * stays 1.
  */
-int mmc_rule_head_refcount(struct mmc_kver v, const char *type_name);
+int mmc_rule_head_refcount(struct mmc_kver v, enum mmc_memory_type type);
 
 /* Device types whose zone_device_data belongs to the driver (the kernel
  * only clears it at init): MEMORY_DEVICE_PRIVATE, _COHERENT. */
-bool mmc_rule_zdd_driver_owned(const char *type_name);
+bool mmc_rule_zdd_driver_owned(enum mmc_memory_type type);
 /* Large folios made by the driver at run time may live in an order-0 pgmap. */
-bool mmc_rule_driver_folios(struct mmc_kver v, const char *type_name);
+bool mmc_rule_driver_folios(struct mmc_kver v, enum mmc_memory_type type);
 /* Device types whose pages hold only what dax gives them: mapping and
  * index together (dax_set_mapping(), dax_associate_entry()), no memcg
  * charge: MEMORY_DEVICE_GENERIC, _FS_DAX. */
-bool mmc_rule_dax_type(const char *type_name);
+bool mmc_rule_dax_type(enum mmc_memory_type type);
+/* Device-dax (MEMORY_DEVICE_GENERIC): dev_dax->ranges bound its folios,
+ * the dax-range rule applies. */
+bool mmc_rule_devdax_type(enum mmc_memory_type type);
 
 /*
  * What page[2]'s _deferred_list holds after memmap_init_compound().

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Build crash 9.0.x (bundles gdb 16.3) from Debian sid's source package on
 # Debian 12 and unpack it into a private prefix beside Debian's crash 8.0.2:
 #
@@ -42,7 +43,7 @@ rebuild=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rebuild) rebuild=1 ;;
-	-h|--help) sed -n '2,/^# Environment/p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,/^# Environment/p' "$0"; exit 0 ;;
 	*) echo "usage: $0 [--rebuild]" >&2; exit 2 ;;
 	esac
 	shift

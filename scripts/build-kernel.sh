@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # build-kernel.sh KVER [VARIANT] [--kaslr | --fixed-layout | --hvo]
 #
 # Builds a memmapcheck test kernel.  KVER is 6.12 or 7.2; VARIANT is "base"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Boot a test guest under QEMU TCG, wait for its /init to print MEMMAPCHECK-READY,
 # dump it with QMP dump-guest-memory (ELF, paging=false), repair QEMU 7.2's ELF
 # header and reduce it with makedumpfile to $CACHE/images/<IMAGE>.kdump.
@@ -30,7 +31,7 @@ PY=/usr/bin/python3
 . "$here/guest/layout.sh"
 . "$here/lib-qemu.sh"
 
-usage() { sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '3,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 kdir=$1 image=$2; shift 2
 kdir_arg='$CACHE/kernels/'$(basename "$kdir") opts_arg="$*"

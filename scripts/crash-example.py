@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The EXAMPLE of the crash extension's help (crash-ext/memmapcheck.c,
-help_memmapcheck[]) from real output: every "crash> memmapcheck ..." line
+"""The EXAMPLE of the crash extension's help (crash-ext/crash_help.c,
+help_tail[]) from real output: every "crash> memmapcheck ..." line
 of it is run in crash 8.0.2 on the committed 6.1-stock-b2 dump (with the
 CLI's snapshot of 6.1-stock-b1 as /tmp/b1.snap), and the lines after it are
 what that command printed.  The prose between the transcripts stays.
@@ -10,7 +10,7 @@ usage: crash-example.py [--check | --write] [--ext SO]
   --check   exit 1 (and show the difference) when the help's transcripts
             are not what the commands print today (the walk's time and
             rate are not compared)
-  --write   rewrite them in crash-ext/memmapcheck.c
+  --write   rewrite them in crash-ext/crash_help.c
 Exit 77 when crash, the extension, the vmlinux or the dumps are missing.
 """
 import difflib
@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SRC = os.path.join(TOP, "crash-ext", "memmapcheck.c")
+SRC = os.path.join(TOP, "crash-ext", "crash_help.c")
 CACHE = os.environ.get("MEMMAPCHECK_CACHE", os.path.expanduser("~/.cache/memmapcheck"))
 BUILD = os.environ.get("MMC_BUILD", os.path.join(TOP, "build"))
 CRASH = "/usr/bin/crash"

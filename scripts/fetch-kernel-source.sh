@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fetch-kernel-source.sh KVER
 #
 # Unpacks a Debian-patched kernel source tree into $CACHE/src/linux-<KVER>:

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Repair the ELF header of a QEMU 7.2 `dump-guest-memory` (ELF, x86_64) in place.
 
 QEMU 7.2 writes its (empty) section header table right after the ELF header, at

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A real in-guest kdump of one test kernel: the guest boots with crashkernel=,
 # sets up the same pmem namespaces as capture.sh, loads the same bzImage and
 # initramfs with `kexec -p`, crashes itself with sysrq-c; the capture kernel's
@@ -25,7 +26,7 @@ CACHE=${MEMMAPCHECK_CACHE:-$HOME/.cache/memmapcheck}
 . "$here/guest/layout.sh"
 . "$here/lib-qemu.sh"
 
-usage() { sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '3,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 1 ] || usage
 kdir=$1; shift
 kdir_arg='$CACHE/kernels/'$(basename "$kdir")

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lib-apt-src.sh: a private apt configuration with deb-src lines for other
 # Debian suites, derived at run time from the URIs the system already uses
 # (/etc/apt/sources.list.d/*.sources, /etc/apt/sources.list).  No mirror host

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end test-vector driver (`make vectors`): kernels, guest captures, and
 # the small committed dumps.
 #
@@ -39,7 +40,7 @@ while [ $# -gt 0 ]; do
 	--pack-only) pack_only=1 ;;
 	--pack-group) pack_only=1; pack_sel+=("$2"); shift ;;
 	--skip-existing) skip=1 ;;
-	*) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+	*) sed -n '3,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 	shift
 done

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Install what memmapcheck needs to build and test on Debian 12, idempotently.
 # Usage: scripts/setup-deps.sh [--build-only]
 set -euo pipefail

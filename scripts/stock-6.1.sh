@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Fetch Debian's stock 6.1 kernel (newest ABI apt offers), its debug vmlinux and
 # modules into $CACHE/kernels/6.1-stock/, then capture 6.1-stock-b1 and -b2.
 # Usage: scripts/stock-6.1.sh [--fetch-only] [--boots "1 2"]

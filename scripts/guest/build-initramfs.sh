@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Build the test guest's initramfs (gzip'd newc cpio).
 # usage: build-initramfs.sh -o OUT.cpio.gz [--modules MODDIR] [--kdump BZIMAGE]
 #   --modules MODDIR  lib/modules/<ver> of a modular (stock) kernel: copies the

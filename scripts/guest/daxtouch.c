@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * daxtouch: map device-dax character devices and files on fsdax mounts,
  * touch a few pages of each, then stay alive holding the mappings so that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * hugetouch: map HugeTLB pages, write to each, then stay alive holding the
  * mappings so that the folios stay on their hstate's active list, mapped,

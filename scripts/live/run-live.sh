@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Prove the live path: boot a test guest under QEMU TCG with the capture guests'
 # pmem regions and namespaces, run `memmapcheck snapshot --live` inside it against
 # its own /proc/kcore, then dump the same guest right after (QMP dump-guest-memory,
@@ -41,7 +42,7 @@ PY=/usr/bin/python3
 . "$top/scripts/guest/layout.sh"
 . "$top/scripts/lib-qemu.sh"
 
-usage() { sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '3,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 1 ] || usage
 kdir=$1; shift
 out= keep_elf=0 kaslr=0 rebind= timeout=300 layout=standard
