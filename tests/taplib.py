@@ -40,7 +40,8 @@ class Tap:
         it is reported as a TAP TODO (diag included) and does not make the
         script fail."""
         self.n += 1
-        line = ("ok" if ok else "not ok") + " %d - %s" % (self.n, what)
+        # a '#' in the description would start a TAP directive ("range #2")
+        line = ("ok" if ok else "not ok") + " %d - %s" % (self.n, what.replace("#", "\\#"))
         if todo:
             line += " # TODO " + todo
         print(line)
