@@ -30,6 +30,20 @@ def dumps(kver):
     return r.stdout.strip() if r.returncode == 0 else None
 
 
+def group_dir(img, kver_dir):
+    """Where img's dump is unpacked: its own group's directory when a
+    test-vectors/<group>-images.txt lists it (scripts/make-vectors.sh
+    OWN_GROUPS), else its kernel version's."""
+    tv = os.path.join(TOP, "test-vectors")
+    for f in sorted(os.listdir(tv)):
+        if not f.endswith("-images.txt") or f in ("crash-images.txt", "dax-chain-images.txt"):
+            continue
+        with open(os.path.join(tv, f)) as lst:
+            if img in (line.split("#", 1)[0].strip() for line in lst):
+                return dumps(f[:-len("-images.txt")])
+    return kver_dir
+
+
 def lint(cli, layout, dump):
     r = subprocess.run([cli, "lint", "--json", layout, dump], capture_output=True, text=True)
     try:
@@ -67,7 +81,10 @@ def main():
             img = "%s-%s-b1" % (kver, name)
             if img not in have or not os.path.exists(lay % name):
                 continue
-            verdict, rules = lint(cli, lay % name, os.path.join(d, img + ".kdump"))
+            gd = group_dir(img, d)
+            if not gd:
+                continue
+            verdict, rules = lint(cli, lay % name, os.path.join(gd, img + ".kdump"))
             extra = sorted((r, n) for r, n in rules.items() if r not in base)
             gone = sorted(r for r in base if r not in rules)
             text = ", ".join("%s %d" % rn for rn in extra) or "none"
