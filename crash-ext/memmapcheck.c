@@ -101,6 +101,7 @@ struct opts {
 	size_t max_pages;	/* -n */
 	bool fresh;		/* -f: walk the dump again */
 	bool verbose;		/* -v: walk statistics */
+	bool quiet_reader;	/* verbose for the statistics only, not the -v reader line */
 	const char *claims;	/* diff -c FILE (--claims FILE) */
 	bool strict;		/* diff -s (--strict) */
 };
@@ -214,7 +215,7 @@ static void session_destroy(void)
 	session = NULL;
 }
 
-/* The kernel crash has open: layout from crash, memory through readmem. */
+/* The kernel crash has open: layout from crash, memory from crash_reader.c. */
 static struct mmc_error *open_kernel(struct mmc_kernel **out)
 {
 	struct mmc_kernel_hints hints = { 0 };
@@ -225,7 +226,7 @@ static struct mmc_error *open_kernel(struct mmc_kernel **out)
 	err = mmc_crash_layout(&layout, &hints);
 	if (err)
 		return err;
-	err = mmc_crash_mem_open(&mem);
+	err = mmc_crash_reader_open(&mem);
 	if (err) {
 		mmc_layout_destroy(layout);
 		return err;
@@ -262,7 +263,8 @@ static struct mmc_error *session_kernel(struct mmc_kernel **out)
 }
 
 static void print_walk_stats(const struct mmc_snapshot *snap,
-			     const struct mmc_walk_stats *st, double secs)
+			     const struct mmc_walk_stats *st, double secs,
+			     bool reader)
 {
 	const char *problem = mmc_snapshot_discovery_problem(snap);
 	size_t i;
@@ -273,6 +275,9 @@ static void print_walk_stats(const struct mmc_snapshot *snap,
 		mmc_snapshot_nranges(snap), (unsigned long long)st->unreadable,
 		(unsigned long long)st->unmapped, (unsigned long long)st->not_init,
 		secs, secs > 0 ? st->pages / secs / 1e6 : 0.0);
+	if (reader && session && session->kernel)
+		fprintf(fp, "memmapcheck: read %s\n",
+			mmc_crash_reader_describe(session->kernel->mem));
 	for (i = 0; i < mmc_snapshot_nnotes(snap); i++)
 		fprintf(fp, "memmapcheck: warning: %s\n", mmc_snapshot_note(snap, i));
 	if (problem)
@@ -335,7 +340,8 @@ static struct mmc_error *image_snapshot(const struct opts *o, int slot,
 	if (session && session->snap && !ACTIVE()) {
 		*snap = session->snap;
 		if (o->verbose)
-			print_walk_stats(*snap, &session->stats, session->walk_secs);
+			print_walk_stats(*snap, &session->stats, session->walk_secs,
+					 !o->quiet_reader);
 		return NULL;
 	}
 	err = session_kernel(&k);
@@ -344,7 +350,7 @@ static struct mmc_error *image_snapshot(const struct opts *o, int slot,
 	if (err)
 		return err;
 	if (o->verbose)
-		print_walk_stats(s, &st, secs);
+		print_walk_stats(s, &st, secs, !o->quiet_reader);
 	if (ACTIVE()) {
 		running.snap[slot] = s;
 	} else {
@@ -506,12 +512,13 @@ static void cmd_snapshot(const struct opts *o)
 			err = walk_image(k, o->range, &running.snap[0], &st, &secs);
 		if (!err) {
 			s = running.snap[0];
-			print_walk_stats(s, &st, secs);
+			print_walk_stats(s, &st, secs, o->verbose);
 		}
 	} else if (!err) {
 		struct opts v = *o;
 
 		v.verbose = true;
+		v.quiet_reader = !o->verbose;
 		err = image_snapshot(&v, 0, &s);
 	}
 	if (!err)
@@ -615,7 +622,7 @@ static const char *options_of(const char *sub)
 {
 	static const struct { const char *sub, *opts; } table[] = {
 		{ "ranges", "jfv" }, { "show", "jrfv" }, { "lint", "jfv" },
-		{ "diff", "jnfvcs" }, { "snapshot", "orf" }, { "layout", "o" },
+		{ "diff", "jnfvcs" }, { "snapshot", "orfv" }, { "layout", "o" },
 		{ "member", "" },
 	};
 	size_t i;
@@ -813,7 +820,7 @@ static char *help_memmapcheck[] = {
 "ZONE_DEVICE struct pages: ranges, snapshots, diff, lint",
 "ranges [-j] [FILE]\n"
 "  memmapcheck show [-r N] [-j] [FILE]\n"
-"  memmapcheck snapshot -o FILE [-r N]\n"
+"  memmapcheck snapshot -o FILE [-r N] [-v]\n"
 "  memmapcheck diff [-n N] [-j] [-c|--claims FILE [-s|--strict]] BASE [NEW]\n"
 "  memmapcheck lint [-j] [FILE]",
 "  This command walks the vmemmap of every ZONE_DEVICE range of the running",
@@ -827,8 +834,10 @@ static char *help_memmapcheck[] = {
 "",
 "  The output is that of the batch memmapcheck(1) CLI; snapshot files are",
 "  interchangeable between the two.  The type layout comes from crash's own",
-"  debuginfo, memory from crash's readmem().  The snapshot of the running",
-"  image is taken once per session and reused by later commands.",
+"  debuginfo, memory from the dump file crash has open (the CLI's reader)",
+"  or, live and for formats it does not read, crash's readmem().  The",
+"  snapshot of the running image is taken once per session and reused by",
+"  later commands.",
 "",
 "    ranges     pgmaps and their pfn ranges: type, vmemmap_shift, altmap,",
 "               which pfns each kernel init path writes.",
@@ -853,7 +862,9 @@ static char *help_memmapcheck[] = {
 "    -s         diff, with -c: a claim that matched nothing fails (--strict).",
 "    -o FILE    snapshot: the file to write (atomically).",
 "    -f         walk the dump again instead of reusing this session's snapshot.",
-"    -v         print the walk's statistics (pages, unreadable, time).",
+"    -v         print the walk's statistics (pages, unreadable, time) and",
+"               what read the dump: its file through libkdumpfile (the CLI's",
+"               reader, with its threads) or crash's readmem(), and why.",
 "",
 "  FILE, BASE and NEW are snapshot files written by this command or by",
 "  \"memmapcheck snapshot -o FILE VMLINUX DUMP\".  Errors name the file and",
