@@ -23,6 +23,7 @@
  * MEMMAPCHECK_CRASH_READER=readmem forces readmem() (to compare the paths).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -174,10 +175,18 @@ static bool same_file_as_crash(const char *path, char *why, size_t len)
 	return true;
 }
 
-static struct mmc_error *say(struct crash_reader *r, const char *fmt, const char *a,
-			     const char *b)
+static struct mmc_error *say(struct crash_reader *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static struct mmc_error *say(struct crash_reader *r, const char *fmt, ...)
 {
-	if (asprintf(&r->said, fmt, a, b) < 0) {
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&r->said, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
 		r->said = NULL;
 		return mmc_error_nomem();
 	}
@@ -225,10 +234,16 @@ struct mmc_error *mmc_crash_reader_open(struct mmc_mem **out)
 		r->file = NULL;
 		reason = why;
 	}
-	err = r->file ? say(r, "%s through libkdumpfile (%s)", pc->dumpfile,
-			    "physical reads; kernel virtual ones through readmem()") :
-			say(r, "readmem() (%s%s)", reason, "");
+	err = r->file ? say(r, "%s through libkdumpfile (physical reads; kernel virtual ones through readmem())",
+			    pc->dumpfile) :
+			say(r, "readmem() (%s)", reason);
 	mem = calloc(1, sizeof(*mem));
+	if (mem && !err) {
+		/* readmem()'s errors keep naming it (crash_mem.c) */
+		mem->path = strdup(r->crash->path);
+		if (!mem->path)
+			err = mmc_error_nomem();
+	}
 	if (err || !mem) {
 		reader_destroy(r);
 		free(mem);
@@ -242,8 +257,6 @@ struct mmc_error *mmc_crash_reader_open(struct mmc_mem **out)
 	 */
 	mem->ops = r->file ? &file_ops : &readmem_ops;
 	mem->priv = r;
-	mem->path = r->crash->path;
-	r->crash->path = NULL;
 	mem->vmcoreinfo = r->crash->vmcoreinfo;
 	r->crash->vmcoreinfo = NULL;
 	mem->page_size = r->crash->page_size;
