@@ -36,6 +36,23 @@ struct mmc_error *mmc_crash_member(const char *type, const char *path,
  */
 struct mmc_error *mmc_crash_mem_open(struct mmc_mem **out);
 
+/*
+ * crash_reader.c: the memory source of the dump crash has open.  Physical
+ * reads through the engine's libkdumpfile reader on that file (threads of
+ * their own) when crash has a dump file open that libkdumpfile reads, else
+ * everything through readmem() (above); kernel virtual reads always
+ * through readmem().  Name, VMCOREINFO and page size are crash's on both
+ * paths.
+ */
+struct mmc_error *mmc_crash_reader_open(struct mmc_mem **out);
+
+/*
+ * Which path a source from mmc_crash_reader_open() reads, and why, and
+ * with how many threads its last walk read (a phrase, valid until the next
+ * call).
+ */
+const char *mmc_crash_reader_describe(const struct mmc_mem *mem);
+
 /* readmem() calls made by the memory source since load (for the bench). */
 unsigned long long mmc_crash_mem_reads(void);
 

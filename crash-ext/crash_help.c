@@ -31,8 +31,10 @@ static const char *const help_intro[] = {
 "",
 "  The output is that of the batch memmapcheck(1) CLI; snapshot files are",
 "  interchangeable between the two.  The type layout comes from crash's own",
-"  debuginfo, memory from crash's readmem().  The snapshot of the running",
-"  image is taken once per session and reused by later commands.",
+"  debuginfo, memory from the dump file crash has open (the CLI's reader)",
+"  or, live and for formats it does not read, crash's readmem().  The",
+"  snapshot of the running image is taken once per session and reused by",
+"  later commands.",
 "",
 };
 
@@ -48,7 +50,9 @@ static const char *const help_tail[] = {
 "    -s         diff, with -c: a claim that matched nothing fails (--strict).",
 "    -o FILE    snapshot: the file to write (atomically).",
 "    -f         walk the dump again instead of reusing this session's snapshot.",
-"    -v         print the walk's statistics (pages, unreadable, time).",
+"    -v         print the walk's statistics (pages, unreadable, time) and",
+"               what read the dump: its file through libkdumpfile (the CLI's",
+"               reader, with its threads) or crash's readmem(), and why.",
 "",
 "  FILE, BASE and NEW are snapshot files written by this command or by",
 "  \"memmapcheck snapshot -o FILE VMLINUX DUMP\".  Errors name the file and",

@@ -101,6 +101,7 @@ struct opts {
 	size_t max_pages;	/* -n */
 	bool fresh;		/* -f: walk the dump again */
 	bool verbose;		/* -v: walk statistics */
+	bool quiet_reader;	/* verbose for the statistics only, not the -v reader line */
 	const char *claims;	/* diff -c FILE (--claims FILE) */
 	bool strict;		/* diff -s (--strict) */
 };
@@ -214,7 +215,7 @@ static void session_destroy(void)
 	session = NULL;
 }
 
-/* The kernel crash has open: layout from crash, memory through readmem. */
+/* The kernel crash has open: layout from crash, memory from crash_reader.c. */
 static struct mmc_error *open_kernel(struct mmc_kernel **out)
 {
 	struct mmc_kernel_hints hints = { 0 };
@@ -225,7 +226,7 @@ static struct mmc_error *open_kernel(struct mmc_kernel **out)
 	err = mmc_crash_layout(&layout, &hints);
 	if (err)
 		return err;
-	err = mmc_crash_mem_open(&mem);
+	err = mmc_crash_reader_open(&mem);
 	if (err) {
 		mmc_layout_destroy(layout);
 		return err;
@@ -262,7 +263,8 @@ static struct mmc_error *session_kernel(struct mmc_kernel **out)
 }
 
 static void print_walk_stats(const struct mmc_snapshot *snap,
-			     const struct mmc_walk_stats *st, double secs)
+			     const struct mmc_walk_stats *st, double secs,
+			     bool reader)
 {
 	const char *problem = mmc_snapshot_discovery_problem(snap);
 	size_t i;
@@ -273,6 +275,9 @@ static void print_walk_stats(const struct mmc_snapshot *snap,
 		mmc_snapshot_nranges(snap), (unsigned long long)st->unreadable,
 		(unsigned long long)st->unmapped, (unsigned long long)st->not_init,
 		secs, secs > 0 ? st->pages / secs / 1e6 : 0.0);
+	if (reader && session && session->kernel)
+		fprintf(fp, "memmapcheck: read %s\n",
+			mmc_crash_reader_describe(session->kernel->mem));
 	for (i = 0; i < mmc_snapshot_nnotes(snap); i++)
 		fprintf(fp, "memmapcheck: warning: %s\n", mmc_snapshot_note(snap, i));
 	if (problem)
@@ -335,7 +340,8 @@ static struct mmc_error *image_snapshot(const struct opts *o, int slot,
 	if (session && session->snap && !ACTIVE()) {
 		*snap = session->snap;
 		if (o->verbose)
-			print_walk_stats(*snap, &session->stats, session->walk_secs);
+			print_walk_stats(*snap, &session->stats, session->walk_secs,
+					 !o->quiet_reader);
 		return NULL;
 	}
 	err = session_kernel(&k);
@@ -344,7 +350,7 @@ static struct mmc_error *image_snapshot(const struct opts *o, int slot,
 	if (err)
 		return err;
 	if (o->verbose)
-		print_walk_stats(s, &st, secs);
+		print_walk_stats(s, &st, secs, !o->quiet_reader);
 	if (ACTIVE()) {
 		running.snap[slot] = s;
 	} else {
@@ -506,12 +512,13 @@ static void cmd_snapshot(const struct opts *o, const char *sub, char **argv, int
 			err = walk_image(k, o->range, &running.snap[0], &st, &secs);
 		if (!err) {
 			s = running.snap[0];
-			print_walk_stats(s, &st, secs);
+			print_walk_stats(s, &st, secs, o->verbose);
 		}
 	} else if (!err) {
 		struct opts v = *o;
 
 		v.verbose = true;
+		v.quiet_reader = !o->verbose;
 		err = image_snapshot(&v, 0, &s);
 	}
 	if (!err)
@@ -692,9 +699,9 @@ static const struct subcommand {
 	    "decoded: flags by name, zone, head, order, pgmap, refcount,\n"
 	    "mapcount, mapping, index, folio fields." },
 	  "jrfv", at_most_one_file, cmd_ranges_show },
-	{ { "snapshot", "-o FILE [-r N]",
+	{ { "snapshot", "-o FILE [-r N] [-v]",
 	    "write the normalised struct pages of every range to FILE." },
-	  "orf", snapshot_operands, cmd_snapshot },
+	  "orfv", snapshot_operands, cmd_snapshot },
 	{ { "diff", "[-n N] [-j] [-c|--claims FILE [-s|--strict]] BASE [NEW]",
 	    "compare snapshot BASE with the running image, or BASE with\n"
 	    "NEW: verdict identical / different / incomplete, counts per\n"
