@@ -126,6 +126,11 @@ def main():
     if not shutil.which("lava-run"):
         print("lava-run: not installed (apt-get install lava-dispatcher)", file=sys.stderr)
         return 2
+    if os.geteuid() != 0:
+        # lava-dispatcher's own rule ("lava-run should be executed as root"):
+        # it mounts, chroots and writes /var/lib/lava
+        print("lava-run: must run as root, as LAVA's dispatcher does", file=sys.stderr)
+        return 2
     os.makedirs(a.output, exist_ok=True)
     # lava-run keeps its downloads and overlays here
     os.makedirs("/var/lib/lava/dispatcher/tmp", exist_ok=True)

@@ -107,7 +107,7 @@ else
 fi
 
 out=$("$root/usr/bin/memmapcheck-prove" --help 2>&1); prc=$?
-[ $prc = 2 ] && echo "$out" | grep -q '^usage: memmapcheck-prove' && ! echo "$out" | grep -q '^memmapcheck-prove: cannot find'
+[ $prc = 0 ] && echo "$out" | grep -q '^usage: memmapcheck-prove' && ! echo "$out" | grep -q '^memmapcheck-prove: cannot find'
 check $? "[guard] the packaged memmapcheck-prove finds its scripts in ../share/memmapcheck (exit $prc)"
 
 # crash: the packaged extension by name, from the packaged directory

@@ -58,6 +58,8 @@ def missing():
     for t in ("lava-run", "qemu-system-x86_64", "git", "cpio"):
         if not shutil.which(t):
             return "%s not installed (scripts/setup-deps.sh: lava-dispatcher, qemu-system-x86)" % t
+    if os.geteuid() != 0:
+        return "lava-run runs as root only (lava-dispatcher: \"lava-run should be executed as root\")"
     if not os.access(CLI, os.X_OK):
         return "no memmapcheck CLI at %s (make)" % CLI
     for k in ("base", "template"):
