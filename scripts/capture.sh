@@ -127,8 +127,12 @@ t_ready=$(elapsed)
 sleep 1   # let the guest reach its idle loop
 grep -q -a 'MEMMAPCHECK-READY status=0' "$log" || echo "capture $image: WARNING: guest setup reported failures (see console log)" >&2
 
+# written in the private work dir and renamed into place at the end: two
+# captures of one image at once (two memmapcheck-prove runs of one kernel)
+# each finish with a whole file, never one makedumpfile refuses to overwrite
 out=$CACHE/images/$image.kdump
-rm -f "$out"
+final=$out
+out=$work/$image.kdump
 if [ $zlib = 1 ]; then
 	# QEMU's kdump-zlib output is the flattened format (libkdumpfile:
 	# "Unknown file format"): makedumpfile -R rearranges it.
@@ -163,6 +167,8 @@ else
 	t_mdf=$(elapsed)
 	echo "capture $image: ready $t_ready s, dumped $t_dump s (ELF $(stat -c %s "$elf") bytes), makedumpfile done $t_mdf s"
 fi
+mv -f "$out" "$final"
+out=$final
 echo "capture $image: $out $(stat -c %s "$out") bytes"
 {
 	echo "image=$image"
