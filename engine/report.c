@@ -244,8 +244,12 @@ void mmc_report_lint_sentence(const struct mmc_snapshot *snap,
 	if (res->gaps & MMC_LINT_GAP_DISCOVERY)
 		len = append(buf, size, len, "; discovery stopped early: %s", res->discovery_problem);
 	if (res->dax_unchecked)
-		append(buf, size, len, "; dax-range not checked in %zu device-dax range%s: %s",
-		       res->dax_unchecked, res->dax_unchecked == 1 ? "" : "s", res->dax_why);
+		len = append(buf, size, len, "; dax-range not checked in %zu device-dax range%s: %s",
+			     res->dax_unchecked, res->dax_unchecked == 1 ? "" : "s", res->dax_why);
+	if (res->vprot_unchecked)
+		append(buf, size, len, "; vmemmap-ro and read-only sharing not checked on %" PRIu64
+		       " vmemmap page%s: the snapshot does not record their protection (a file before version 5)",
+		       res->vprot_unchecked, res->vprot_unchecked == 1 ? "" : "s");
 }
 
 /* ---- ranges ---- */
