@@ -3,6 +3,7 @@
 #
 #   make               engine, CLI (and the crash extension if crash's defs.h is there)
 #   make check         all tests (normal build, then ASan+UBSan build), via prove
+#   make check-quick   unit tests and the quick tests (no kernel build, no cache): ~2 min
 #   make install       PREFIX=/usr/local DESTDIR=
 #   make vectors       regenerate every real test image into the cache (slow)
 #   make bench         benchmark against crash, drgn, libkdumpfile (not a test)
@@ -39,7 +40,7 @@ UNIT_BIN   := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 LIB := $(B)/libmemmapcheck.a
 CLI := $(B)/memmapcheck
 
-.PHONY: all lib cli crash-ext check check-normal check-san unit install clean vectors bench
+.PHONY: all lib cli crash-ext check check-quick check-normal check-san unit install clean vectors bench
 all: lib cli crash-ext
 
 lib: $(LIB)
@@ -62,7 +63,7 @@ $(B)/tests/%: tests/unit/%.c $(LIB) $(wildcard tests/unit/*.h)
 
 # The fuzz targets, built without libFuzzer (fuzz/standalone.c): run on
 # seeds and crash reproducers by tests/fuzz.t.
-FUZZ_TARGETS := snapshot layout decode walk dump patterns
+FUZZ_TARGETS := snapshot layout decode walk dump patterns open
 FUZZ_REGRESS := $(patsubst %,$(B)/tests/fuzz_%,$(FUZZ_TARGETS))
 
 unit: $(UNIT_BIN) $(B)/tests/mksynth $(FUZZ_REGRESS)
@@ -78,20 +79,37 @@ $(B)/tests/mksynth: tests/unit/mksynth.c $(LIB) $(wildcard tests/unit/*.h)
 crash-ext:
 	@if [ -f crash-ext/Makefile ]; then $(MAKE) -C crash-ext B=$(abspath $(B))/crash-ext; fi
 
-# The test runner: TAP via prove.  MMC_BUILD tells the .t scripts which
-# build to exercise.
+# The test runner: TAP via prove (tests/run-tests.sh: each test timed, a
+# table of the seconds per test at the end).  MMC_BUILD tells the .t
+# scripts which build to exercise.  Both runs of make check share one
+# MMC_RUN_CACHE (what the tests compute alike, e.g. the oracle's
+# predictions, which do not depend on the build).
 check:
 	scripts/setup-deps.sh
 	scripts/test-prereqs.sh
-	$(MAKE) check-normal
-	$(MAKE) check-san
+	export MMC_RUN_CACHE=$$(mktemp -d "$${TMPDIR:-/tmp}/mmc-run.XXXXXX"); \
+	$(MAKE) check-normal && $(MAKE) check-san; rc=$$?; rm -rf "$$MMC_RUN_CACHE"; exit $$rc
+
+# The quick tier: the unit tests and the tests that need no kernel build and
+# nothing scripts/test-prereqs.sh puts in the cache (the committed dumps
+# they unpack come from the repository), two at a time: about a minute of
+# CPU, within two minutes on two cores.  HACKING.md says when a test is
+# quick; make check runs them all anyway.
+QUICK_TESTS := tests/fuzz.t tests/oracle.t tests/patterns.t tests/stream.t \
+               tests/synthetic.t tests/trim.t
+
+check-quick: all unit
+	MMC_BUILD=$(abspath $(B)) tests/run-tests.sh check-quick -j2 $(UNIT_BIN) $(QUICK_TESTS)
 
 # The crash session under valgrind (tests/crash-session.t): 2000 mixed
 # commands, good and bad (about 3 minutes with crash 8.0.2 on 6.1-stock-b1).
 CRASH_VALGRIND_CMDS ?= 2000
 
+# valgrind memcheck (tests/valgrind.supp) also runs the damage matrix's cheap
+# cases and the fuzz reproducers here; make fuzz runs all of them under it.
 check-normal: all unit
-	MMC_BUILD=$(abspath $(B)) MMC_CRASH_VALGRIND=1 MMC_CRASH_VALGRIND_CMDS=$(CRASH_VALGRIND_CMDS) prove -v --timer $(UNIT_BIN) tests/*.t
+	MMC_BUILD=$(abspath $(B)) MMC_CRASH_VALGRIND=1 MMC_CRASH_VALGRIND_CMDS=$(CRASH_VALGRIND_CMDS) \
+	MMC_DAMAGE_VALGRIND=cheap MMC_FUZZ_VALGRIND=cheap tests/run-tests.sh check-normal -v $(UNIT_BIN) tests/*.t
 
 # The crash extension is built for crash, not sanitized: its tests run once.
 # The benchmark measures the normal build, which check-normal ran it on.
@@ -100,7 +118,7 @@ SAN_TESTS := $(filter-out tests/crash.t tests/crash-session.t tests/bench.t,$(wi
 check-san:
 	$(MAKE) B=build-san SANITIZE=1 lib cli unit
 	MMC_BUILD=$(abspath build-san) MMC_SANITIZED=1 MMC_CRASH_EXT=$(abspath $(B))/crash-ext \
-	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 prove --timer \
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 tests/run-tests.sh check-san \
 		$(patsubst tests/unit/%.c,build-san/tests/%,$(UNIT_SRC)) $(SAN_TESTS)
 
 # libFuzzer with ASan+UBSan (clang): `make fuzz FUZZ_SECONDS=N [FUZZ_RUNS=M]` runs every
@@ -125,8 +143,13 @@ $(FUZZ_B)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_ENGINE_OBJ) $(wildcard tests/unit/*.h fuz
 
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_BIN)
-fuzz: fuzz-build
+# then every input of the regression builds and every damage case under
+# valgrind memcheck, the corpus libFuzzer grew too (fuzz/valgrind.sh)
+fuzz: fuzz-build lib unit
 	FUZZ_RUNS=$(FUZZ_RUNS) fuzz/run.sh $(abspath $(FUZZ_B)) $(FUZZ_SECONDS)
+	fuzz/valgrind.sh $(abspath $(B)) $(abspath $(FUZZ_B))
+	MMC_BUILD=$(abspath $(B)) MMC_DAMAGE_VALGRIND=all MMC_DAMAGE_TIMEOUT=14400 \
+	MMC_FUZZ_VALGRIND=all prove -v --timer tests/damage.t tests/fuzz.t
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

@@ -4,8 +4,10 @@
  * that run on them (commands.c).
  *
  * Exit codes, one table for every command (cli/memmapcheck.1):
- *   0  identical / clean / the image is complete and was written or shown
- *   1  different / lint violations
+ *   0  identical / clean / as claimed / the image is complete and was
+ *      written or shown
+ *   1  different / lint violations / beyond the claims (or, with
+ *      --strict, a claim not seen)
  *   2  bad usage or input
  *   3  internal error, or output that could not be written
  *   4  incomplete: some struct pages unreadable or discovery incomplete
@@ -16,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mmc_error.h"
 #include "report.h"
@@ -35,6 +38,8 @@ struct opts {
 	const char *map;	/* --map DIR: the difference map (diff, compare) */
 	const char *check;	/* layout --check */
 	long range;		/* -r, -1: all */
+	uint64_t pfn;		/* show --pfn */
+	bool have_pfn;
 	size_t max_pages;	/* -n */
 	bool all_pages;		/* --all-pages */
 	size_t max_groups;	/* --max-groups: pfn groups listed (diff, lint) */
@@ -42,6 +47,8 @@ struct opts {
 	bool quiet;
 	int progress;		/* -1 auto (tty), 0 off, 1 on */
 	unsigned int threads;	/* --threads: per walk; 0 the walk's default */
+	const char *claims;	/* --claims FILE: diff, compare */
+	bool strict;		/* --strict: a claim not seen fails */
 };
 
 /* The commands: argv holds the operands only. */
@@ -52,6 +59,12 @@ int cmd_diff(const struct opts *o, int argc, char **argv);
 int cmd_compare(const struct opts *o, int argc, char **argv);
 int cmd_snapshot(const struct opts *o, int argc, char **argv);
 int cmd_layout(const struct opts *o, int argc, char **argv);
+
+/* Catch every signal that ends the process (except those ignored) so that
+ * the temporary output files of this run are removed first. */
+void cli_signals_init(void);
+/* Remove them and die of sig; async-signal-safe. */
+void cli_fatal_signal(int sig);
 
 /* Writing to standard output failed and was reported already. */
 bool cli_stdout_lost(void);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "claims.h"
 #include "cli.h"
 #include "diff.h"
 #include "kernel.h"
@@ -23,6 +24,7 @@
 #include "lint.h"
 #include "outfile.h"
 #include "report.h"
+#include "report_kcidb.h"
 #include "report_svg.h"
 #include "snapshot.h"
 #include "walk.h"
@@ -98,7 +100,9 @@ static void warn_image(const char *dump, const struct mmc_snapshot *s)
 
 	for (i = 0; i < n; i++)
 		fprintf(stderr, "memmapcheck: warning: %s\n", mmc_snapshot_note(s, i));
-	if (problem) {
+	if (problem && !strncmp(problem, MMC_IDENTITY_UNCHECKED, strlen(MMC_IDENTITY_UNCHECKED))) {
+		fprintf(stderr, "memmapcheck: %s: %s: the image cannot be complete\n", dump, problem);
+	} else if (problem) {
 		fprintf(stderr, "memmapcheck: %s: ", dump);
 		if (mmc_snapshot_discovery_address(s, &addr))
 			fprintf(stderr, "0x%llx: ", (unsigned long long)addr);
@@ -220,14 +224,17 @@ static struct mmc_error *take_snapshot_pair(const struct opts *o, char **argv,
 static bool is_snapshot_file(const char *path)
 {
 	char magic[8] = { 0 };
-	FILE *f = fopen(path, "rb");
-	bool yes = false;
+	struct mmc_error *err;
+	bool yes;
+	int fd;
 
-	if (!f)
+	err = mmc_infile_open(path, &fd);
+	if (err) {
+		mmc_error_destroy(err);	/* the open that follows says why */
 		return false;
-	if (fread(magic, 1, 7, f) == 7)
-		yes = memcmp(magic, MMC_SNAPSHOT_MAGIC, 7) == 0;
-	fclose(f);
+	}
+	yes = pread(fd, magic, 7, 0) == 7 && !memcmp(magic, MMC_SNAPSHOT_MAGIC, 7);
+	close(fd);
 	return yes;
 }
 
@@ -243,6 +250,9 @@ static struct mmc_error *readable(const char *path)
 	}
 	if (S_ISDIR(st.st_mode))
 		return mmc_error_create(MMC_ERR_USAGE, path, "is a directory");
+	/* a FIFO would block the open (and a read) until a writer came */
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		return mmc_infile_check(path);
 	if (access(path, R_OK) != 0)
 		return mmc_error_os(errno, path, "open");
 	return NULL;
@@ -263,8 +273,17 @@ static struct mmc_error *load_image(const struct opts *o, char **argv, int argc,
 	if (err)
 		return err;
 	if (is_snapshot_file(argv[0])) {
+		const char *problem;
+
 		*used = 1;
-		return mmc_snapshot_load(argv[0], snap);
+		err = mmc_snapshot_load(argv[0], snap);
+		problem = err ? NULL : mmc_snapshot_discovery_problem(*snap);
+		if (problem && !strncmp(problem, MMC_IDENTITY_UNCHECKED,
+					strlen(MMC_IDENTITY_UNCHECKED)))
+			/* said by the walk that made it; said again for its reader */
+			fprintf(stderr, "memmapcheck: %s: %s: the image cannot be complete\n",
+				argv[0], problem);
+		return err;
 	}
 	if (argc < 2) {
 		if (!o->live)
@@ -290,12 +309,24 @@ static struct mmc_error *check_outputs(const char *const *outs, size_t nouts,
 	size_t i, j;
 
 	for (i = 0; i < nouts; i++) {
+		struct stat so, st;
+
 		if (!outs[i])
 			continue;
 		err = mmc_outfile_check(outs[i], (const char *const *)inputs,
 					(size_t)ninputs);
 		if (err)
 			return err;
+		/*
+		 * The file standard output goes to: the output would replace
+		 * it (a new inode) while the verdict goes on into the old,
+		 * unlinked one, and nobody reads either.
+		 */
+		if (strcmp(outs[i], "-") && fstat(STDOUT_FILENO, &so) == 0 &&
+		    S_ISREG(so.st_mode) && stat(outs[i], &st) == 0 &&
+		    so.st_dev == st.st_dev && so.st_ino == st.st_ino)
+			return mmc_error_create(MMC_ERR_USAGE, outs[i],
+						"is the file standard output goes to: not overwritten (give another file, or '-' for standard output)");
 		for (j = 0; j < i; j++) {
 			struct stat a, b;
 
@@ -312,6 +343,167 @@ static struct mmc_error *check_outputs(const char *const *outs, size_t nouts,
 	return NULL;
 }
 
+/* The claims file is an input too: no output may replace it. */
+static struct mmc_error *check_claims_input(const struct opts *o, const char *const *outs,
+					    size_t nouts)
+{
+	struct mmc_error *err;
+
+	for (size_t i = 0; o->claims && i < nouts; i++) {
+		if (!outs[i])
+			continue;
+		err = mmc_outfile_check(outs[i], &o->claims, 1);
+		if (err)
+			return err;
+	}
+	return NULL;
+}
+
+/*
+ * Temporary output files (mmc_outfile_tmp_path()) to remove when a signal
+ * ends the process: every signal whose default action does, except
+ * SIGKILL and SIGSTOP, which cannot be caught.  Set before the file can
+ * exist and cleared after it was renamed or removed, so the handler only
+ * ever unlinks a temporary name of this run.
+ */
+#define MAX_TMP 4
+static char live_tmp[MAX_TMP][4096];
+static volatile sig_atomic_t live_set[MAX_TMP];
+
+/* Track of's temporary file (a copy of its name); the slot, or -1. */
+static int tmp_track(const struct mmc_outfile *of)
+{
+	const char *t = mmc_outfile_tmp_path(of);
+	int i;
+
+	for (i = 0; t && strlen(t) < sizeof(live_tmp[0]) && i < MAX_TMP; i++)
+		if (!live_set[i]) {
+			strcpy(live_tmp[i], t);
+			live_set[i] = 1;
+			return i;
+		}
+	return -1;
+}
+
+/*
+ * mmc_outfile_open() with the temporary file tracked from the moment it
+ * exists: signals are held while it is made and its name recorded.
+ */
+static struct mmc_error *outfile_open_tracked(const char *path, const char *const *inputs,
+					      size_t ninputs, struct mmc_outfile **of,
+					      int *slot)
+{
+	sigset_t all, old;
+	struct mmc_error *err;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	err = mmc_outfile_open(path, inputs, ninputs, of);
+	*slot = err ? -1 : tmp_track(*of);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
+/* After the file was renamed into place or removed. */
+static void tmp_forget(int slot)
+{
+	if (slot >= 0)
+		live_set[slot] = 0;
+}
+
+/* Remove the temporary files and die of sig (async-signal-safe). */
+void cli_fatal_signal(int sig)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_TMP; i++)
+		if (live_set[i])
+			unlink(live_tmp[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void fatal_handler(int sig)
+{
+	cli_fatal_signal(sig);
+}
+
+void cli_signals_init(void)
+{
+	/* the signals whose default action ends the process (signal(7)) */
+	static const int ends[] = {
+		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1,
+		SIGUSR2, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGPOLL, SIGSYS,
+		SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGSTKFLT, SIGPWR,
+	};
+	struct sigaction sa = { .sa_handler = fatal_handler, .sa_flags = SA_NODEFER };
+	size_t i;
+	int sig;
+
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		struct sigaction old;
+
+		/* ignored ones (nohup) stay so; a sanitizer's own handler too */
+		if (sigaction(ends[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+		    (old.sa_flags & SA_SIGINFO))
+			continue;
+		sigaction(ends[i], &sa, NULL);
+	}
+	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
+		struct sigaction old;
+
+		if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
+		    !(old.sa_flags & SA_SIGINFO))
+			sigaction(sig, &sa, NULL);
+	}
+}
+
+/*
+ * --map DIR, checked before anything is read or printed: an existing
+ * directory, or a name whose parent directory exists, writable.  A map
+ * that fails after the verdict was printed is output not written (exit 3),
+ * never a usage error after the fact.
+ */
+static struct mmc_error *check_map_dir(const char *dir)
+{
+	struct stat st;
+	char *parent, *slash;
+	int ok;
+
+	if (!dir)
+		return NULL;
+	if (!*dir)
+		return mmc_error_create(MMC_ERR_USAGE, NULL, "--map: empty directory name");
+	if (stat(dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			return mmc_error_create(MMC_ERR_USAGE, dir, "--map: not a directory");
+		if (access(dir, W_OK | X_OK) != 0)
+			return mmc_error_os(errno, dir, "--map: the directory is not writable");
+		return NULL;
+	}
+	if (errno != ENOENT)
+		return mmc_error_os(errno, dir, "--map: stat");
+	parent = strdup(dir);
+	if (!parent)
+		return mmc_error_nomem();
+	while ((slash = strrchr(parent, '/')) && slash[1] == '\0' && slash != parent)
+		*slash = '\0';		/* trailing slashes */
+	slash = strrchr(parent, '/');
+	if (!slash)
+		strcpy(parent, ".");
+	else if (slash == parent)
+		parent[1] = '\0';
+	else
+		*slash = '\0';
+	ok = stat(parent, &st) == 0 && S_ISDIR(st.st_mode) && access(parent, W_OK | X_OK) == 0;
+	free(parent);
+	if (!ok)
+		return mmc_error_create(MMC_ERR_USAGE, dir,
+					"--map: cannot be made: its parent is not a writable directory");
+	return NULL;
+}
+
 /* Render into a checked output file (or standard output for "-"). */
 static int write_output(const char *path, char **inputs, int ninputs,
 			struct mmc_error *(*render)(FILE *, const void *, enum mmc_format),
@@ -319,16 +511,20 @@ static int write_output(const char *path, char **inputs, int ninputs,
 {
 	struct mmc_outfile *of;
 	struct mmc_error *err;
+	int slot;
 
-	err = mmc_outfile_open(path, (const char *const *)inputs, (size_t)ninputs, &of);
+	err = outfile_open_tracked(path, (const char *const *)inputs, (size_t)ninputs,
+				   &of, &slot);
 	if (err)
 		return output_fail(err);
 	err = render(mmc_outfile_stream(of), arg, fmt);
 	if (err) {
 		mmc_outfile_abort(of);
+		tmp_forget(slot);
 		return output_fail(err);
 	}
 	err = mmc_outfile_commit(of);
+	tmp_forget(slot);
 	return err ? output_fail(err) : 0;
 }
 
@@ -355,13 +551,54 @@ static int stdout_ok(void)
 struct diff_args {
 	const struct mmc_snapshot *a, *b;
 	const struct mmc_diff_result *res;
+	const struct mmc_kcidb_opts *kcidb;
 };
 
 static struct mmc_error *render_diff(FILE *f, const void *arg, enum mmc_format fmt)
 {
 	const struct diff_args *d = arg;
 
-	mmc_report_diff(f, d->a, d->b, d->res, fmt);
+	if (fmt == MMC_FMT_KCIDB)
+		mmc_report_diff_kcidb(f, d->a, d->b, d->res, d->kcidb);
+	else
+		mmc_report_diff(f, d->a, d->b, d->res, fmt);
+	return NULL;
+}
+
+/*
+ * KCIDB output: the origin and each kernel's identity file come from
+ * MEMMAPCHECK_KCIDB_ORIGIN, MEMMAPCHECK_KCIDB_BASE and MEMMAPCHECK_KCIDB_NEW
+ * (a lab's job sets them; report_kcidb.h has the keys).  Read before any
+ * image, so a bad file costs no walk.
+ */
+struct kcidb_env {
+	struct mmc_kcidb_opts opts;
+	struct mmc_kcidb_kernel kernel[2];
+};
+
+static struct mmc_error *kcidb_from_env(const struct opts *o, struct kcidb_env *ke)
+{
+	static const char *const var[2] = { "MEMMAPCHECK_KCIDB_BASE", "MEMMAPCHECK_KCIDB_NEW" };
+	const char *origin = getenv("MEMMAPCHECK_KCIDB_ORIGIN");
+
+	memset(ke, 0, sizeof(*ke));
+	if (o->format != MMC_FMT_KCIDB && !(o->report && o->report_format == MMC_FMT_KCIDB))
+		return NULL;
+	if (origin && *origin && !mmc_kcidb_origin_valid(origin))
+		return mmc_error_create(MMC_ERR_USAGE, NULL,
+					"MEMMAPCHECK_KCIDB_ORIGIN='%s': a KCIDB origin is [a-z0-9_]+", origin);
+	ke->opts.origin = origin && *origin ? origin : NULL;
+	for (int k = 0; k < 2; k++) {
+		const char *path = getenv(var[k]);
+		struct mmc_error *err;
+
+		if (!path || !*path)
+			continue;
+		err = mmc_kcidb_kernel_load(path, &ke->kernel[k]);
+		if (err)
+			return err;
+		ke->opts.kernel[k] = &ke->kernel[k];
+	}
 	return NULL;
 }
 
@@ -375,10 +612,22 @@ static int verdict_exit(const struct mmc_diff_result *res,
 			mmc_snapshot_discovery_complete(a) ? "new" : "base");
 		return EXIT_INCOMPLETE;
 	}
+	if (res->verdict == MMC_AS_CLAIMED &&
+	    (!mmc_snapshot_discovery_complete(a) || !mmc_snapshot_discovery_complete(b))) {
+		fprintf(stderr, "memmapcheck: not as claimed: discovery of the %s image was incomplete\n",
+			mmc_snapshot_discovery_complete(a) ? "new" : "base");
+		return EXIT_INCOMPLETE;
+	}
 	switch (res->verdict) {
 	case MMC_IDENTICAL: return 0;
 	case MMC_DIFFERENT: return EXIT_DIFFERENT;
 	case MMC_INCOMPLETE: return EXIT_INCOMPLETE;
+	case MMC_BEYOND_CLAIMS: return EXIT_DIFFERENT;
+	case MMC_AS_CLAIMED:
+		/* --strict: a claim nothing matched fails (a no-op patch must
+		 * not pass a strict check) */
+		return res->claims && res->claims->strict && res->claims->nunseen ?
+		       EXIT_DIFFERENT : 0;
 	}
 	return EXIT_INTERNAL;
 }
@@ -394,9 +643,11 @@ static bool per_page(void)
 }
 
 static int run_diff(const struct opts *o, struct mmc_snapshot *a,
-		    struct mmc_snapshot *b, char **inputs, int ninputs)
+		    struct mmc_snapshot *b, char **inputs, int ninputs,
+		    const struct mmc_claims *claims, const struct mmc_kcidb_opts *kcidb)
 {
-	struct mmc_diff_opts dopts = { .max_groups = o->max_groups };
+	struct mmc_diff_opts dopts = { .max_groups = o->max_groups, .claims = claims,
+				       .strict = o->strict };
 	struct mmc_diff_result *res = NULL;
 	struct mmc_error *err;
 	struct diff_args da;
@@ -410,10 +661,10 @@ static int run_diff(const struct opts *o, struct mmc_snapshot *a,
 		return cli_fail(err);
 	if (!o->all_pages && o->max_pages == 0)
 		res->npages = 0;
-	mmc_report_diff(stdout, a, b, res, o->format);
+	da = (struct diff_args){ a, b, res, kcidb };
+	render_diff(stdout, &da, o->format);
 	rc = verdict_exit(res, a, b);
 	wrc = stdout_ok();
-	da = (struct diff_args){ a, b, res };
 	if (o->report) {
 		int r = write_output(o->report, inputs, ninputs, render_diff, &da,
 				     o->report_format);
@@ -425,14 +676,18 @@ static int run_diff(const struct opts *o, struct mmc_snapshot *a,
 	if (o->map) {
 		/* the map places every differing page: all groups, not the
 		 * report's first 200 */
-		struct mmc_diff_opts all = { .max_pages = 1, .max_groups = MMC_SVG_MAX_GROUPS };
+		struct mmc_diff_opts all = { .max_pages = 1, .max_groups = MMC_SVG_MAX_GROUPS,
+					     .claims = claims, .strict = o->strict };
 		int r;
 
 		err = mmc_diff(a, b, &all, &res);
 		if (!err)
 			err = mmc_report_svg(o->map, a, b, res, NULL);
 		mmc_diff_result_destroy(res);
+		/* after the verdict: the map is output not written (3) */
 		r = err ? output_fail(err) : 0;
+		if (r)
+			r = EXIT_INTERNAL;
 		if (!wrc)
 			wrc = r;
 	}
@@ -443,13 +698,23 @@ int cmd_diff(const struct opts *o, int argc, char **argv)
 {
 	const char *outs[] = { o->report };
 	struct mmc_snapshot *a = NULL, *b = NULL;
+	struct mmc_claims *claims = NULL;
 	struct mmc_error *err;
+	struct kcidb_env ke;
 	int used = 0, used2 = 0, rc;
 
 	if (argc < 2)
 		return cli_usage_error(o->cmd, "two IMAGEs needed (snapshot files or KERNEL DUMP pairs), %d given",
 				       argc);
 	err = check_outputs(outs, 1, argv, argc);
+	if (!err)
+		err = check_claims_input(o, outs, 1);
+	if (!err)
+		err = check_map_dir(o->map);
+	if (!err && o->claims)
+		err = mmc_claims_load(o->claims, &claims);
+	if (!err)
+		err = kcidb_from_env(o, &ke);
 	if (!err)
 		err = load_image(o, argv, argc, &used, &a);
 	if (!err && used == argc)
@@ -460,9 +725,10 @@ int cmd_diff(const struct opts *o, int argc, char **argv)
 	if (!err && used + used2 != argc)
 		err = mmc_error_create(MMC_ERR_USAGE, argv[used + used2],
 				       "diff takes two images (snapshot files or KERNEL DUMP pairs): this argument is one too many");
-	rc = err ? cli_fail(err) : run_diff(o, a, b, argv, argc);
+	rc = err ? cli_fail(err) : run_diff(o, a, b, argv, argc, claims, &ke.opts);
 	mmc_snapshot_destroy(a);
 	mmc_snapshot_destroy(b);
+	mmc_claims_destroy(claims);
 	return rc;
 }
 
@@ -470,13 +736,24 @@ int cmd_compare(const struct opts *o, int argc, char **argv)
 {
 	const char *outs[] = { o->report, o->save_base, o->save_new };
 	struct mmc_snapshot *a = NULL, *b = NULL;
+	struct mmc_claims *claims = NULL;
 	struct mmc_error *err = NULL;
+	struct kcidb_env ke;
 	int rc;
 
 	if (argc != 4)
 		return cli_usage_error(o->cmd, "BASE_KERNEL BASE_DUMP NEW_KERNEL NEW_DUMP: %d of 4 given",
 				       argc);
 	err = check_outputs(outs, 3, argv, argc);
+	if (!err)
+		err = check_claims_input(o, outs, 3);
+	if (!err)
+		err = check_map_dir(o->map);
+	/* a bad claims file is said before two dumps are walked */
+	if (!err && o->claims)
+		err = mmc_claims_load(o->claims, &claims);
+	if (!err)
+		err = kcidb_from_env(o, &ke);
 	for (rc = 0; !err && rc < 4; rc++)
 		err = readable(argv[rc]);
 	if (!err)
@@ -488,9 +765,10 @@ int cmd_compare(const struct opts *o, int argc, char **argv)
 	if (err)
 		rc = err->code == MMC_ERR_OS ? output_fail(err) : cli_fail(err);
 	else
-		rc = run_diff(o, a, b, argv, argc);
+		rc = run_diff(o, a, b, argv, argc, claims, &ke.opts);
 	mmc_snapshot_destroy(a);
 	mmc_snapshot_destroy(b);
+	mmc_claims_destroy(claims);
 	return rc;
 }
 
@@ -501,11 +779,18 @@ int cmd_compare(const struct opts *o, int argc, char **argv)
  * (mmc_snapshot_stream_open()): its temporary file exists for the whole
  * walk, so ^C, SIGTERM and SIGHUP stop the walk (its cancel callback)
  * and the temporary file is removed before the signal takes its course.
+ * Without SA_RESTART: a system call they interrupt returns (EINTR) instead
+ * of blocking on, and a second one ends the process at once.
  */
 static volatile sig_atomic_t stop_signal;
+/* the walk checks stop_signal between windows; before it runs (opening
+ * and checking the dump: seconds to minutes on a large one) nothing does */
+static volatile sig_atomic_t walk_started;
 
 static void note_signal(int sig)
 {
+	if (stop_signal || !walk_started)
+		cli_fatal_signal(sig);
 	stop_signal = sig;
 }
 
@@ -520,7 +805,7 @@ static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 /* Not those ignored (nohup, a background job's SIGINT): they stay so. */
 static void catch_stop_signals(struct sigaction old[NSTOP])
 {
-	struct sigaction sa = { .sa_handler = note_signal, .sa_flags = SA_RESTART };
+	struct sigaction sa = { .sa_handler = note_signal };
 	size_t i;
 
 	sigemptyset(&sa.sa_mask);
@@ -546,6 +831,7 @@ static struct mmc_error *stream_to(void *arg, struct mmc_snapshot *snap)
 {
 	struct mmc_outfile *of = arg;
 
+	walk_started = 1;
 	return mmc_snapshot_stream_open(snap, mmc_outfile_stream(of), mmc_outfile_name(of));
 }
 
@@ -563,6 +849,7 @@ static struct mmc_snapshot *snapshot_to_output(const struct opts *o, const char 
 	struct mmc_snapshot *s = NULL;
 	struct sigaction old[NSTOP];
 	struct mmc_error *err;
+	int slot;
 	bool lost;
 
 	*rc = 0;
@@ -580,7 +867,7 @@ static struct mmc_snapshot *snapshot_to_output(const struct opts *o, const char 
 		}
 		return s;
 	}
-	err = mmc_outfile_open(o->output, inputs, 2, &of);
+	err = outfile_open_tracked(o->output, inputs, 2, &of, &slot);
 	if (err) {
 		*rc = output_fail(err);
 		return NULL;
@@ -593,6 +880,7 @@ static struct mmc_snapshot *snapshot_to_output(const struct opts *o, const char 
 		/* a write to the file failed, or the dump could not be read */
 		lost = ferror(mmc_outfile_stream(of));
 		mmc_outfile_abort(of);
+		tmp_forget(slot);
 		*rc = lost ? output_fail(err) : cli_fail(err);
 		release_stop_signals(old);
 		return NULL;
@@ -602,6 +890,7 @@ static struct mmc_snapshot *snapshot_to_output(const struct opts *o, const char 
 		mmc_outfile_abort(of);
 	else
 		err = mmc_outfile_commit(of);
+	tmp_forget(slot);
 	release_stop_signals(old);
 	if (err) {
 		mmc_snapshot_destroy(s);
@@ -713,7 +1002,16 @@ int cmd_show(const struct opts *o, int argc, char **argv)
 		mmc_snapshot_destroy(s);
 		return rc;
 	}
-	mmc_report_show(stdout, s, o->range, o->format);
+	if (o->have_pfn) {
+		if (!mmc_report_show_pfn(stdout, s, o->pfn, o->format)) {
+			rc = cli_usage_error(o->cmd, "pfn 0x%llx is in no range of this image (memmapcheck ranges lists them)",
+					     (unsigned long long)o->pfn);
+			mmc_snapshot_destroy(s);
+			return rc;
+		}
+	} else {
+		mmc_report_show(stdout, s, o->range, o->format);
+	}
 	rc = stdout_ok();
 	if (!rc && !image_complete(s))
 		rc = EXIT_INCOMPLETE;

@@ -32,6 +32,8 @@ enum opt_bit {
 	OB_MAP = 1u << 9,	/* --map */
 	OB_THREADS = 1u << 10,	/* --threads */
 	OB_GROUPS = 1u << 11,	/* --max-groups */
+	OB_CLAIMS = 1u << 12,	/* --claims, --strict */
+	OB_PFN = 1u << 13,	/* --pfn */
 };
 
 struct command {
@@ -44,24 +46,26 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "ranges", cmd_ranges, OB_FORMAT | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
+	{ "ranges", cmd_ranges, OB_FORMAT | OB_LIVE | OB_QUIET | OB_THREADS, "text|json|ktap|junit",
 	  "ranges [-f FMT] [--live] [--threads N] IMAGE",
 	  "pgmaps and ZONE_DEVICE ranges, which pfns each init path writes" },
-	{ "show", cmd_show, OB_FORMAT | OB_RANGE | OB_LIVE | OB_QUIET | OB_THREADS, "text|json",
-	  "show [-r N] [-f text|json] [--live] [--threads N] IMAGE",
-	  "every run of struct pages, decoded (-r N: only range N)" },
+	{ "show", cmd_show, OB_FORMAT | OB_RANGE | OB_PFN | OB_LIVE | OB_QUIET | OB_THREADS, "text|json",
+	  "show [-r N | --pfn PFN] [-f text|json] [--live] [--threads N] IMAGE",
+	  "every run of struct pages, decoded (-r N: only range N; --pfn: one page)" },
 	{ "snapshot", cmd_snapshot, OB_OUTPUT | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
 	  "snapshot -o FILE [--live] [--threads N] KERNEL DUMP",
 	  "normalised struct pages of every range, to FILE ('-': standard output)" },
 	{ "diff", cmd_diff,
-	  OB_FORMAT | OB_REPORT | OB_PAGES | OB_GROUPS | OB_MAP | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
-	  "diff [-n N | --all-pages] [--max-groups N] [-f FMT] [--report FILE] [--map DIR] [--threads N] BASE NEW",
+	  OB_FORMAT | OB_REPORT | OB_PAGES | OB_GROUPS | OB_MAP | OB_LIVE | OB_QUIET | OB_THREADS |
+	  OB_CLAIMS, NULL,
+	  "diff [-n N | --all-pages] [--max-groups N] [-f FMT] [--report FILE] [--map DIR] [--claims FILE [--strict]] [--threads N] BASE NEW",
 	  "compare two IMAGEs; -n N: differing pages shown in detail (default 20)" },
 	{ "compare", cmd_compare,
-	  OB_FORMAT | OB_REPORT | OB_PAGES | OB_GROUPS | OB_SAVE | OB_MAP | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
-	  "compare [-n N | --all-pages] [--max-groups N] [-f FMT] [--report FILE] [--map DIR] [--save-base F] [--save-new F] [--threads N] BASE_KERNEL BASE_DUMP NEW_KERNEL NEW_DUMP",
+	  OB_FORMAT | OB_REPORT | OB_PAGES | OB_GROUPS | OB_SAVE | OB_MAP | OB_LIVE | OB_QUIET |
+	  OB_THREADS | OB_CLAIMS, NULL,
+	  "compare [-n N | --all-pages] [--max-groups N] [-f FMT] [--report FILE] [--map DIR] [--claims FILE [--strict]] [--save-base F] [--save-new F] [--threads N] BASE_KERNEL BASE_DUMP NEW_KERNEL NEW_DUMP",
 	  "snapshot and diff two kernel+dump pairs in one go" },
-	{ "lint", cmd_lint, OB_FORMAT | OB_REPORT | OB_GROUPS | OB_LIVE | OB_QUIET | OB_THREADS, NULL,
+	{ "lint", cmd_lint, OB_FORMAT | OB_REPORT | OB_GROUPS | OB_LIVE | OB_QUIET | OB_THREADS, "text|json|ktap|junit",
 	  "lint [--max-groups N] [-f FMT] [--report FILE] [--live] [--threads N] IMAGE",
 	  "check one image against the kernel's own rules" },
 	{ "layout", cmd_layout, OB_OUTPUT | OB_CHECK | OB_QUIET, NULL,
@@ -83,13 +87,18 @@ static const char usage_head[] =
 static const char usage_tail[] =
 "\n"
 "options (each command takes the ones its usage line shows):\n"
-"  -f, --format FMT     text (default), json, ktap, junit; --json: json\n"
+"  -f, --format FMT     text (default), json, ktap, junit, kcidb (diff, compare:\n"
+"                       KCIDB JSON; MEMMAPCHECK_KCIDB_* in memmapcheck(1)); --json: json\n"
 "  -o, --output FILE    file to write (snapshot, layout); '-' is standard output\n"
 "      --report FILE    also write a report to FILE; --report-format FMT (ktap)\n"
 "      --save-base F, --save-new F   compare: keep the snapshots\n"
 "      --map DIR        diff, compare: also draw the difference map, an SVG per\n"
 "                       range and index.html, into DIR\n"
+"      --claims FILE    diff, compare: what the patch is meant to change; the verdict\n"
+"                       is then as claimed (0), beyond the claims (1) or incomplete (4)\n"
+"      --strict         with --claims: a claim that matched nothing fails (exit 1)\n"
 "  -r, --range N        show: only range N\n"
+"      --pfn PFN        show: only the struct page of PFN (decimal or 0x hex)\n"
 "  -n, --max-pages N    diff, compare: differing pages shown in detail (default 20, 0: none)\n"
 "      --all-pages      diff, compare: every differing page in detail\n"
 "      --max-groups N   diff, compare, lint: pfn groups listed (default 200)\n"
@@ -97,10 +106,12 @@ static const char usage_tail[] =
 "      --threads N      threads reading each dump walked (1: sequential; default\n"
 "                       MEMMAPCHECK_THREADS, else the online CPUs, at most 8)\n"
 "  -q, --quiet          no summary on stderr\n"
+"  An option given twice is an error.\n"
 "      --progress, --no-progress   progress on stderr (default: if a terminal)\n"
 "  -h, --help, -V, --version\n"
 "\n"
-"exit: 0 identical/clean/complete, 1 different/violations, 2 bad usage or input,\n"
+"exit: 0 identical/clean/complete/as claimed, 1 different/violations/beyond the\n"
+"      claims, 2 bad usage or input (a bad claims file: its line is named),\n"
 "      3 internal error or output not written, 4 incomplete (some struct pages\n"
 "      unreadable or discovery incomplete; the output is written first)\n";
 
@@ -172,6 +183,8 @@ static bool parse_format(const char *s, enum mmc_format *f)
 		*f = MMC_FMT_KTAP;
 	else if (!strcmp(s, "junit"))
 		*f = MMC_FMT_JUNIT;
+	else if (!strcmp(s, "kcidb"))
+		*f = MMC_FMT_KCIDB;
 	else
 		return false;
 	return true;
@@ -261,6 +274,9 @@ static const struct option longopts[] = {
 	{ "progress", no_argument, NULL, 'P' },
 	{ "no-progress", no_argument, NULL, 'p' },
 	{ "threads", required_argument, NULL, 'T' },
+	{ "claims", required_argument, NULL, 'K' },
+	{ "strict", no_argument, NULL, 'S' },
+	{ "pfn", required_argument, NULL, 'X' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 }
@@ -288,14 +304,47 @@ static unsigned int opt_group(int c, const char **name)
 	case 'p': *name = "--no-progress"; return OB_LIVE;
 	case 'q': *name = "-q/--quiet"; return OB_QUIET;
 	case 'T': *name = "--threads"; return OB_THREADS;
+	case 'K': *name = "--claims"; return OB_CLAIMS;
+	case 'S': *name = "--strict"; return OB_CLAIMS;
+	case 'X': *name = "--pfn"; return OB_PFN;
 	}
 	*name = "?";
+	return 0;
+}
+
+/*
+ * Options given twice: the same option (or two spellings of it, -f and
+ * --json, --progress and --no-progress) once more is an error naming it,
+ * never "the last one wins" without a word.
+ */
+static bool given_twice(int ch, unsigned char seen[256])
+{
+	int key = ch == 'J' ? 'f' : ch == 'p' ? 'P' : ch;
+
+	return seen[(unsigned char)key]++ != 0;
+}
+
+/*
+ * MEMMAPCHECK_THREADS, when set, must be what --threads takes: a value
+ * the walk would ignore (-1, abc, 999999999) is an error, not the default.
+ */
+static int check_threads_env(const struct command *c, const struct opts *o)
+{
+	const char *env = getenv("MEMMAPCHECK_THREADS");
+	unsigned long long v;
+
+	if (!(c->allowed & OB_THREADS) || o->threads || !env)
+		return 0;
+	if (!parse_count(env, 64, &v) || v < 1)
+		return cli_usage_error(c->name, "MEMMAPCHECK_THREADS takes a number from 1 to 64, not '%s' (unset it for the default)",
+				       env);
 	return 0;
 }
 
 static int parse_options(const struct command *c, int argc, char **argv,
 			 struct opts *o, bool *help)
 {
+	unsigned char seen[256] = { 0 };
 	bool have_n = false;
 	unsigned long long v;
 	const char *name;
@@ -318,12 +367,15 @@ static int parse_options(const struct command *c, int argc, char **argv,
 		}
 		if (!(opt_group(ch, &name) & c->allowed))
 			return cli_usage_error(c->name, "%s is not an option of %s", name, c->name);
+		if (given_twice(ch, seen))
+			return cli_usage_error(c->name, "%s given twice (or with its other spelling): give it once",
+					       name);
 		switch (ch) {
 		case 'f':
 			if (!parse_format(optarg, &o->format) ||
 			    (c->formats && (!strstr(c->formats, optarg) || strchr(optarg, '|'))))
 				return cli_usage_error(c->name, "%s takes -f %s, not '%s'", c->name,
-						       c->formats ? c->formats : "text|json|ktap|junit",
+						       c->formats ? c->formats : "text|json|ktap|junit|kcidb",
 						       optarg);
 			break;
 		case 'J':
@@ -337,9 +389,10 @@ static int parse_options(const struct command *c, int argc, char **argv,
 			break;
 		case 'F':
 			if (!parse_format(optarg, &o->report_format) ||
-			    o->report_format == MMC_FMT_TEXT)
-				return cli_usage_error(c->name, "--report-format takes json, ktap or junit, not '%s'",
-						       optarg);
+			    o->report_format == MMC_FMT_TEXT ||
+			    (c->formats && !strstr(c->formats, optarg)))
+				return cli_usage_error(c->name, "--report-format takes json, ktap or junit%s, not '%s'",
+						       c->formats ? "" : " (or kcidb)", optarg);
 			break;
 		case 'B':
 			o->save_base = optarg;
@@ -387,6 +440,19 @@ static int parse_options(const struct command *c, int argc, char **argv,
 		case 'p':
 			o->progress = 0;
 			break;
+		case 'K':
+			o->claims = optarg;
+			break;
+		case 'S':
+			o->strict = true;
+			break;
+		case 'X':
+			if (!parse_count(optarg, UINT64_MAX, &v))
+				return cli_usage_error(c->name, "--pfn takes a page frame number (decimal or 0x hex), not '%s'",
+						       optarg);
+			o->pfn = v;
+			o->have_pfn = true;
+			break;
 		case 'T':
 			/* the bounds MEMMAPCHECK_THREADS has (engine/walk.c) */
 			if (!parse_count(optarg, 64, &v) || v < 1)
@@ -398,9 +464,13 @@ static int parse_options(const struct command *c, int argc, char **argv,
 	}
 	if (have_n && o->all_pages)
 		return cli_usage_error(c->name, "-n and --all-pages contradict each other");
+	if (o->strict && !o->claims)
+		return cli_usage_error(c->name, "--strict needs --claims FILE");
 	if (o->check && o->output)
 		return cli_usage_error(c->name, "-o and --check: one at a time");
-	return 0;
+	if (o->have_pfn && o->range >= 0)
+		return cli_usage_error(c->name, "-r and --pfn: one at a time");
+	return check_threads_env(c, o);
 }
 
 static int run(int argc, char **argv)
@@ -455,5 +525,6 @@ static int run(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	hold_standard_fds();
+	cli_signals_init();
 	return finish(run(argc, argv));
 }

@@ -55,6 +55,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "claims.h"
 #include "crash_ext.h"
 #include "diff.h"
 #include "discover.h"
@@ -89,6 +90,7 @@ struct running {
 	struct mmc_snapshot *snap[2];
 	struct mmc_diff_result *diff;
 	struct mmc_lint_result *lint;
+	struct mmc_claims *claims;
 };
 static struct running running;
 
@@ -99,6 +101,8 @@ struct opts {
 	size_t max_pages;	/* -n */
 	bool fresh;		/* -f: walk the dump again */
 	bool verbose;		/* -v: walk statistics */
+	const char *claims;	/* diff -c FILE (--claims FILE) */
+	bool strict;		/* diff -s (--strict) */
 };
 
 static double now(void)
@@ -142,6 +146,7 @@ static void running_free(void)
 	mmc_snapshot_destroy(running.snap[0]);
 	mmc_snapshot_destroy(running.snap[1]);
 	mmc_diff_result_destroy(running.diff);
+	mmc_claims_destroy(running.claims);
 	mmc_lint_result_destroy(running.lint);
 	memset(&running, 0, sizeof(running));
 }
@@ -351,17 +356,25 @@ static struct mmc_error *image_snapshot(const struct opts *o, int slot,
 	return NULL;
 }
 
+/*
+ * Commands run with SIGINT blocked, so nothing here may block: a FIFO or
+ * a terminal is refused by a non-blocking open (mmc_infile_open()) before
+ * anything is read, where fopen() would wait for a writer for ever.
+ */
 static bool is_snapshot_file(const char *path)
 {
 	char magic[8] = { 0 };
-	FILE *f = fopen(path, "rb");
-	bool yes = false;
+	struct mmc_error *err;
+	bool yes;
+	int fd;
 
-	if (!f)
+	err = mmc_infile_open(path, &fd);
+	if (err) {
+		mmc_error_destroy(err);
 		return false;
-	if (fread(magic, 1, 7, f) == 7)
-		yes = memcmp(magic, MMC_SNAPSHOT_MAGIC, 7) == 0;
-	fclose(f);
+	}
+	yes = pread(fd, magic, 7, 0) == 7 && !memcmp(magic, MMC_SNAPSHOT_MAGIC, 7);
+	close(fd);
 	return yes;
 }
 
@@ -374,6 +387,9 @@ static struct mmc_error *load_file(const char *path, int slot,
 		return errno == ENOENT ?
 			mmc_error_create(MMC_ERR_USAGE, path, "no such file") :
 			mmc_error_os(errno, path, "open");
+	err = mmc_infile_check(path);
+	if (err)
+		return err;
 	if (!is_snapshot_file(path))
 		return mmc_error_create(MMC_ERR_USAGE, path,
 					"not a memmapcheck snapshot file (make one with: memmapcheck snapshot -o FILE)");
@@ -442,12 +458,17 @@ static void cmd_lint(const struct opts *o, char **argv, int argc)
 static void cmd_diff(const struct opts *o, char **argv, int argc)
 {
 	struct mmc_diff_opts dopts = { .max_pages = o->max_pages ? o->max_pages : 1,
-				       .max_groups = 200 };
+				       .max_groups = 200, .strict = o->strict };
 	struct mmc_snapshot *a = NULL, *b = NULL;
-	struct mmc_error *err;
+	struct mmc_error *err = NULL;
 
+	/* a bad claims file is said before the dump is walked */
+	if (o->claims)
+		err = mmc_claims_load(o->claims, &running.claims);
+	dopts.claims = running.claims;
 	/* diff BASE: BASE vs the running image; diff BASE NEW: two files. */
-	err = load_file(argv[0], 0, &a);
+	if (!err)
+		err = load_file(argv[0], 0, &a);
 	if (!err)
 		err = get_image(o, argc > 1 ? argv[1] : NULL, 1, &b);
 	if (!err)
@@ -460,6 +481,10 @@ static void cmd_diff(const struct opts *o, char **argv, int argc)
 		running.diff->npages = 0;
 	printing_begin();
 	mmc_report_diff(fp, a, b, running.diff, o->format);
+	if (running.diff->claims && running.diff->claims->strict &&
+	    running.diff->claims->nunseen && running.diff->verdict == MMC_AS_CLAIMED)
+		fprintf(fp, "memmapcheck: --strict: %zu claim%s not seen: the check fails\n",
+			running.diff->claims->nunseen, running.diff->claims->nunseen == 1 ? "" : "s");
 	printing_end();
 }
 
@@ -564,12 +589,33 @@ static bool parse_count(const char *s, long *v)
 	return !errno && end != s && !*end && *v >= 0;
 }
 
+/* diff's claims options also go by the CLI's names. */
+static const struct option diff_longopts[] = {
+	{ "claims", required_argument, NULL, 'c' },
+	{ "strict", no_argument, NULL, 's' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Is arg ("--name" or "--name=value") one of diff_longopts? */
+static bool known_longopt(const char *arg)
+{
+	const struct option *o;
+	size_t n;
+
+	for (o = diff_longopts; o->name; o++) {
+		n = strlen(o->name);
+		if (!strncmp(arg + 2, o->name, n) && (arg[2 + n] == '\0' || arg[2 + n] == '='))
+			return true;
+	}
+	return false;
+}
+
 /* The options each subcommand takes. */
 static const char *options_of(const char *sub)
 {
 	static const struct { const char *sub, *opts; } table[] = {
 		{ "ranges", "jfv" }, { "show", "jrfv" }, { "lint", "jfv" },
-		{ "diff", "jnfv" }, { "snapshot", "orf" }, { "layout", "o" },
+		{ "diff", "jnfvcs" }, { "snapshot", "orf" }, { "layout", "o" },
 		{ "member", "" },
 	};
 	size_t i;
@@ -578,6 +624,38 @@ static const char *options_of(const char *sub)
 		if (!strcmp(table[i].sub, sub))
 			return table[i].opts;
 	return NULL;
+}
+
+/* "-j -f -v" from "jfv", for messages. */
+static const char *allowed_list(const char *allowed)
+{
+	static char buf[32];
+	size_t n = 0;
+
+	for (; *allowed && n + 4 < sizeof(buf); allowed++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s-%c", n ? " " : "", *allowed);
+	return buf;
+}
+
+/*
+ * An operand named like a report format: inside crash -f means "walk
+ * again" and -j gives JSON, so "lint -f json" left "json" as a FILE.
+ * Said as what it is, unless such a file exists.
+ */
+static bool format_as_file(const char *sub, char **argv, int argc)
+{
+	static const char *const formats[] = { "text", "json", "ktap", "junit" };
+	int i;
+	size_t f;
+
+	for (i = 0; i < argc; i++)
+		for (f = 0; f < sizeof(formats) / sizeof(formats[0]); f++)
+			if (!strcmp(argv[i], formats[f]) && access(argv[i], F_OK) != 0) {
+				error(INFO, "%s: '%s' is a report format, not a FILE: inside crash -f means walk the dump again, -j gives JSON, text is the default\n",
+				      sub, argv[i]);
+				return true;
+			}
+	return false;
 }
 
 static void cmd_memmapcheck(void)
@@ -601,10 +679,26 @@ static void cmd_memmapcheck(void)
 	 * but a subcommand parses a shifted vector, so reset it here too. */
 	argc = argcnt - 1;
 	argv = args + 1;
+	/*
+	 * Short options, and the long spellings of diff's -c and -s that its
+	 * usage names: any other "--threads" is one of the CLI's, and saying
+	 * so beats getopt's guess at which letter was meant.
+	 */
+	for (c = 1; c < argc; c++) {
+		if (!strcmp(argv[c], "--"))
+			break;
+		if (!strncmp(argv[c], "--", 2) && !known_longopt(argv[c])) {
+			error(INFO, "%s: %s: is one of the CLI's long options; inside crash this subcommand takes %s\n",
+			      sub, argv[c], *allowed ? allowed_list(allowed) : "none");
+			argerrs++;
+		}
+	}
+	if (argerrs)
+		cmd_usage(pc->curcmd, SYNOPSIS);
 	saved_opterr = opterr;	/* crash's own commands want glibc's messages */
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt(argc, argv, "jo:r:n:fv")) != EOF) {
+	while ((c = getopt_long(argc, argv, "jo:r:n:fvc:s", diff_longopts, NULL)) != EOF) {
 		if (c != '?' && !strchr(allowed, c)) {
 			error(INFO, "%s does not take -%c\n", sub, c);
 			argerrs++;
@@ -637,6 +731,12 @@ static void cmd_memmapcheck(void)
 		case 'v':
 			o.verbose = true;
 			break;
+		case 'c':
+			o.claims = optarg;
+			break;
+		case 's':
+			o.strict = true;
+			break;
 		default:
 			error(INFO, "invalid option: -%c\n", optopt ? optopt : '?');
 			argerrs++;
@@ -646,6 +746,8 @@ static void cmd_memmapcheck(void)
 	opterr = saved_opterr;
 	argc -= optind;
 	argv += optind;
+	if (!argerrs && format_as_file(sub, argv, argc))
+		argerrs++;
 	if (!argerrs) {
 		if (!strcmp(sub, "ranges") || !strcmp(sub, "show") ||
 		    !strcmp(sub, "lint")) {
@@ -664,6 +766,9 @@ static void cmd_memmapcheck(void)
 		} else if (!strcmp(sub, "diff")) {
 			if (argc < 1 || argc > 2) {
 				error(INFO, "diff takes one or two snapshot FILEs\n");
+				argerrs++;
+			} else if (o.strict && !o.claims) {
+				error(INFO, "diff: -s/--strict needs -c/--claims FILE\n");
 				argerrs++;
 			}
 		} else if (!strcmp(sub, "member")) {
@@ -709,7 +814,7 @@ static char *help_memmapcheck[] = {
 "ranges [-j] [FILE]\n"
 "  memmapcheck show [-r N] [-j] [FILE]\n"
 "  memmapcheck snapshot -o FILE [-r N]\n"
-"  memmapcheck diff [-n N] [-j] BASE [NEW]\n"
+"  memmapcheck diff [-n N] [-j] [-c|--claims FILE [-s|--strict]] BASE [NEW]\n"
 "  memmapcheck lint [-j] [FILE]",
 "  This command walks the vmemmap of every ZONE_DEVICE range of the running",
 "  image (the dump crash has open): every pgmap in the kernel's pgmap_array,",
@@ -742,6 +847,10 @@ static char *help_memmapcheck[] = {
 "    -r N       show: only range N; snapshot: only range N (not cached;",
 "               prints the walk's time, for benchmarks).",
 "    -n N       diff: pages shown in detail (default 20).",
+"    -c FILE    diff: a claims file (--claims FILE): what the patch is meant",
+"               to change; the verdict is then as claimed / beyond the claims",
+"               / incomplete, each claim with its reason and pages.",
+"    -s         diff, with -c: a claim that matched nothing fails (--strict).",
 "    -o FILE    snapshot: the file to write (atomically).",
 "    -f         walk the dump again instead of reusing this session's snapshot.",
 "    -v         print the walk's statistics (pages, unreadable, time).",
@@ -759,39 +868,53 @@ static char *help_memmapcheck[] = {
 "  Take a snapshot of the dump crash has open (a Debian 6.1 kernel, second",
 "  boot); the walk happens once per session, later commands reuse it:\n",
 "    crash> memmapcheck snapshot -o /tmp/b2.snap",
-"    memmapcheck: crash:/root/.cache/memmapcheck/images/6.1-stock-b2.kdump: 507904 struct pages in 9 ranges, 0 unreadable, 0 unmapped, 6 never initialised; 0.09 s (5.4 M pages/s)",
+"    memmapcheck: crash:6.1-stock-b2.kdump: 507904 struct pages in 9 ranges, 0 unreadable, 0 unmapped, 6 never initialised; 0.03 s (19.7 M pages/s)",
 "    memmapcheck: wrote /tmp/b2.snap: 507904 pages in 9 ranges, 568 runs",
 "\n  Its pgmaps and ranges, and which pfns each kernel init path writes:\n",
 "    crash> memmapcheck ranges",
+"    GEOMETRY",
+"      vmemmap_base fffff58100000000  page_offset_base ffff8c8f80000000  vmalloc_base ffffcfcc40000000",
+"      bases from: the kernel's vmemmap_base/page_offset_base/vmalloc_base variables",
+"      paging: 4 levels, from VMCOREINFO NUMBER(pgtable_l5_enabled)",
+"",
 "    PGMAPS",
 "        #  DEV_PAGEMAP       TYPE                             FLAGS  SHIFT  NR_RANGE  ALTMAP       RESERVE      FREE     ALIGN     ALLOC  OWNER",
-"        0  ffff8afdd3b4c3c0  MEMORY_DEVICE_GENERIC                0      9         1  -                  -         -         -         -  NULL",
-"        1  ffff8afdd3b4cf00  MEMORY_DEVICE_GENERIC                0      0         1  -                  -         -         -         -  NULL",
-"        2  ffff8afdd3b4c6c0  MEMORY_DEVICE_GENERIC                0      9         1  -                  -         -         -         -  NULL",
-"        3  ffff8afdd3b4c0c0  MEMORY_DEVICE_GENERIC              0x1      9         1  0x28000            2      1022       510       512  NULL",
-"        4  ffff8afdd3b4c480  MEMORY_DEVICE_GENERIC              0x1      0         1  0x30000            2      1022       510       512  NULL",
-"        5  ffff8afd099c36b0  MEMORY_DEVICE_FS_DAX                 0      0         1  -                  -         -         -         -  obj#0(direct)",
-"        6  ffff8afdd3b4c540  MEMORY_DEVICE_GENERIC                0     18         1  -                  -         -         -         -  NULL",
-"        7  ffff8afd099c3ab0  MEMORY_DEVICE_FS_DAX               0x1      0         1  0xc0000            2      1022       510       512  obj#2(direct)",
-"        8  ffff8afd099c30b0  MEMORY_DEVICE_FS_DAX                 0      0         1  -                  -         -         -         -  obj#3(direct)",
+"        0  ffff8c9053b660c0  MEMORY_DEVICE_GENERIC                0      9         1  -                  -         -         -         -  NULL",
+"        1  ffff8c9053b66300  MEMORY_DEVICE_GENERIC                0      0         1  -                  -         -         -         -  NULL",
+"        2  ffff8c9053b663c0  MEMORY_DEVICE_GENERIC                0      9         1  -                  -         -         -         -  NULL",
+"        3  ffff8c9053b66600  MEMORY_DEVICE_GENERIC              0x1      9         1  0x28000            2      1022       510       512  NULL",
+"        4  ffff8c9053b66a80  MEMORY_DEVICE_GENERIC              0x1      0         1  0x30000            2      1022       510       512  NULL",
+"        5  ffff8c8f899c74b0  MEMORY_DEVICE_FS_DAX                 0      0         1  -                  -         -         -         -  obj#0(direct)",
+"        6  ffff8c9053b66b40  MEMORY_DEVICE_GENERIC                0     18         1  -                  -         -         -         -  NULL",
+"        7  ffff8c8f899c76b0  MEMORY_DEVICE_FS_DAX               0x1      0         1  0xc0000            2      1022       510       512  obj#2(direct)",
+"        8  ffff8c8f899c72b0  MEMORY_DEVICE_FS_DAX                 0      0         1  -                  -         -         -         -  obj#3(direct)",
 "",
 "    RANGES",
 "        #  START_PFN   END_PFN        PAGES  PGMAP  RANGE  VMEMMAP            RESERVE    ALTMAP    DEVICE",
-"        0  0x14000     0x18000        16384      0      0  fffff14ac0500000         0         0     16384",
-"        1  0x18000     0x20000        32768      1      0  fffff14ac0600000         0         0     32768",
-"        2  0x20000     0x28000        32768      2      0  fffff14ac0800000         0         0     32768",
-"        3  0x28000     0x30000        32768      3      0  fffff14ac0a00000         2      1022     31744",
+"        0  0x14000     0x18000        16384      0      0  fffff58100500000         0         0     16384",
+"        1  0x18000     0x20000        32768      1      0  fffff58100600000         0         0     32768",
+"        2  0x20000     0x28000        32768      2      0  fffff58100800000         0         0     32768",
+"        3  0x28000     0x30000        32768      3      0  fffff58100a00000         2      1022     31744",
 "           reserve pfns 0x28000-0x28002 (never written)",
 "           altmap pfns  0x28002-0x28400 (memmap_init_range)",
-"        4  0x30000     0x38000        32768      4      0  fffff14ac0c00000         2      1022     31744",
+"        4  0x30000     0x38000        32768      4      0  fffff58100c00000         2      1022     31744",
 "           reserve pfns 0x30000-0x30002 (never written)",
 "           altmap pfns  0x30002-0x30400 (memmap_init_range)",
-"        5  0x38000     0x3f000        28672      5      0  fffff14ac0e00000         0         0     28672",
-"        6  0x3f000     0x80000       266240      6      0  fffff14ac0fc0000         0         0    266240",
-"        7  0xc0000     0xc8000        32768      7      0  fffff14ac3000000         2      1022     31744",
+"        5  0x38000     0x3f000        28672      5      0  fffff58100e00000         0         0     28672",
+"        6  0x3f000     0x80000       266240      6      0  fffff58100fc0000         0         0    266240",
+"        7  0xc0000     0xc8000        32768      7      0  fffff58103000000         2      1022     31744",
 "           reserve pfns 0xc0000-0xc0002 (never written)",
 "           altmap pfns  0xc0002-0xc0400 (memmap_init_range)",
-"        8  0xc8000     0xd0000        32768      8      0  fffff14ac3200000         0         0     32768",
+"        8  0xc8000     0xd0000        32768      8      0  fffff58103200000         0         0     32768",
+"",
+"    DEVICE-DAX RANGES (dev_dax->ranges): read",
+"        #  PGMAP  START_PFN   END_PFN        PAGES",
+"        0      0  0x14200     0x18000        15872",
+"        1      1  0x18200     0x20000        32256",
+"        2      2  0x20200     0x28000        32256",
+"        3      3  0x28400     0x30000        31744",
+"        4      4  0x30400     0x38000        31744",
+"        5      6  0x40000     0x80000       262144",
 "\n  The decoded struct pages of one range, as runs:\n",
 "    crash> memmapcheck show -r 1",
 "    RANGE 1: pfn 0x18000-0x20000 (32768 pages)  pgmap#1 MEMORY_DEVICE_GENERIC  vmemmap_shift 0  4 runs",
@@ -801,6 +924,7 @@ static char *help_memmapcheck[] = {
 "      pfn 0x18201-0x18203 (3 pages)       device   read     4     0  -               -  pgmap#1       1    -1  obj#5(direct)          1  NULL          PG_reserved",
 "          varies: index +1 per page",
 "      pfn 0x18204-0x1ffff (32252 pages)   device   read     4     0  -               -  pgmap#1       1    -1  NULL                   0  NULL          PG_reserved",
+"      vmemmap: 512 pages, 0 mapping the frame of an earlier one; writable 512, read-only 0; PMD-mapped 512",
 "\n  Compare with a snapshot of the first boot's dump, made by the CLI with",
 "  \"memmapcheck snapshot -o /tmp/b1.snap vmlinux 6.1-stock-b1.kdump\"",
 "  (pgmap and vmemmap addresses differ between the boots, the normalised",
@@ -820,15 +944,30 @@ static char *help_memmapcheck[] = {
 "        8  0xc8000     0xd0000        32768     32768         0         0         0         0        0  identical   fsdax",
 "\n  Check the image against the kernel's own rules:\n",
 "    crash> memmapcheck lint",
-"    270208 violations in 2 rules (507904 pages in 9 ranges checked)",
+"    270275 violations in 4 rules (507904 pages in 9 ranges checked)",
 "",
 "      RULE                   PAGES",
 "      head-cycle            266176",
-"      vmemmap-share           4032",
+"      head-align                 2",
+"      head-frame                 1",
+"      vmemmap-share           4096",
 "",
 "      RANGE  PFN RANGE                     PAGES  RULE            MESSAGE",
+"          6  0x3f000                           1  head-align      head of an order-18 compound page at pfn 0x3f000, not a multiple of 0x40000 (memmap_init_zone_device() starts at 0x3f000)",
 "          6  0x3f040-0x7ffff              266176  head-cycle      compound_head loops: 0x3f040 -> 0x7f000 -> 0x7f000",
-"          6  0x7f040-0x7ffff                4032  vmemmap-share   vmemmap page 4097 maps the frame of page 1 back (0xd3b56000): shares the frame holding the head",
+"          6  0x7f000                           1  head-align      head of an order-18 compound page at pfn 0x7f000, not a multiple of 0x40000 (memmap_init_zone_device() starts at 0x3f000)",
+"          6  0x7f000                           1  head-frame      head 0x7f000 lies in vmemmap page 4096, whose frame 0xd3be8000 4159 vmemmap pages map (first: vmemmap page 1)",
+"          6  0x7f000-0x7ffff                4096  vmemmap-share   vmemmap page 4096 maps the frame of vmemmap page 1 (0xd3be8000, pfns 0x3f040-0x3f07f): shares a frame with another compound page",
+"",
+"    THE RULES BROKEN (what must hold; where the kernel says so)",
+"      head-cycle: compound_head never leads to a page that is itself a tail, or to itself",
+"          _compound_head(): one step from a tail reaches a head",
+"      head-align: a compound page's head pfn is a multiple of its size (naturally aligned, relative to pfn 0)",
+"          section_nr_vmemmap_pages() (VM_WARN_ON_ONCE(!IS_ALIGNED(pfn, pages_per_compound))), _compound_head() mask form, split_large_buddy()",
+"      head-frame: no head's struct page lies in a vmemmap frame shared with other vmemmap pages",
+"          vmemmap_populate_compound_pages(): the head's vmemmap page is populated on its own, only tail pages are reused",
+"      vmemmap-share: vmemmap frames are shared only within one compound page, not in order-0 pgmaps, not with an altmap",
+"          vmemmap_populate_compound_pages(), vmemmap_can_optimize() (no altmap, compound pgmap), Documentation/mm/vmemmap_dedup.rst",
 NULL
 };
 

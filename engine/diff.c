@@ -18,18 +18,24 @@ const char *mmc_verdict_name(enum mmc_verdict v)
 	case MMC_IDENTICAL: return "identical";
 	case MMC_DIFFERENT: return "different";
 	case MMC_INCOMPLETE: return "incomplete";
+	case MMC_AS_CLAIMED: return "as claimed";
+	case MMC_BEYOND_CLAIMS: return "beyond the claims";
 	}
 	return "unknown";
 }
 
-static void range_verdict(struct mmc_diff_range *dr)
+static void range_verdict(const struct dctx *c, struct mmc_diff_range *dr)
 {
+	bool claims = c->claims != NULL;
+
 	if (dr->differing || dr->vframes_differing ||
-	    ((dr->a_index < 0 || dr->b_index < 0) && !dr->unproven))
-		dr->verdict = MMC_DIFFERENT;
+	    ((dr->a_index < 0 || dr->b_index < 0) && !dr->unproven && !dr->range_claimed))
+		dr->verdict = claims ? MMC_BEYOND_CLAIMS : MMC_DIFFERENT;
 	else if (dr->unreadable_a || dr->unreadable_b || dr->vframes_unreadable ||
 		 dr->unproven)
 		dr->verdict = MMC_INCOMPLETE;
+	else if (claims && (dr->claimed || dr->vframes_claimed || dr->range_claimed))
+		dr->verdict = MMC_AS_CLAIMED;
 	else
 		dr->verdict = MMC_IDENTICAL;
 }
@@ -52,8 +58,10 @@ static struct mmc_error *diff_matched(struct dctx *c, const struct mmc_snapshot 
 	struct mmc_error *err;
 
 	diff_names_reset(c);
+	if (c->claims)
+		diff_claims_range(c, dr);
 	err = diff_pages(c, dr, a, (size_t)dr->a_index, b, (size_t)dr->b_index);
-	diff_close_group(c);
+	diff_close_groups(c);
 	if (err)
 		return err;
 	diff_vframes(c, dr, a, (size_t)dr->a_index, b, (size_t)dr->b_index);
@@ -75,12 +83,16 @@ static void unmatched(struct dctx *c, struct mmc_diff_range *dr, bool only_in_a,
 		else
 			dr->unreadable_a = n;
 		c->res->pages_unreadable += n;
+	} else if (c->claims && diff_claims_range_only(c, dr, only_in_a ? 0 : 1)) {
+		dr->range_claimed = true;
+		dr->claimed = n;
+		c->res->pages_claimed += n;
 	} else {
 		dr->differing = n;
 		c->res->pages_differing += n;
 		diff_add_field(dr, only_in_a ? "(range only in a)" : "(range only in b)", n);
 	}
-	range_verdict(dr);
+	range_verdict(c, dr);
 }
 
 static void note_discovery(struct mmc_diff_result *res, int side, const struct mmc_snapshot *s)
@@ -95,24 +107,24 @@ static void note_discovery(struct mmc_diff_result *res, int side, const struct m
 		 problem ? problem : "discovery stopped early");
 }
 
-static void conclude(struct mmc_diff_result *res)
+static void conclude(const struct dctx *c, struct mmc_diff_result *res)
 {
 	bool incomplete = false, different = false;
 
 	for (size_t i = 0; i < res->nranges; i++) {
-		if (res->ranges[i].verdict == MMC_DIFFERENT)
+		if (mmc_verdict_differs(res->ranges[i].verdict))
 			different = true;
 		else if (res->ranges[i].verdict == MMC_INCOMPLETE)
 			incomplete = true;
 	}
 	res->no_ranges = res->nranges == 0;
 	if (different || res->npgmap_diffs || res->pages_differing)
-		res->verdict = MMC_DIFFERENT;
+		res->verdict = c->claims ? MMC_BEYOND_CLAIMS : MMC_DIFFERENT;
 	else if (incomplete || res->pages_unreadable || res->pages_compared == 0 ||
 		 res->discovery_incomplete[0] || res->discovery_incomplete[1])
 		res->verdict = MMC_INCOMPLETE;
 	else
-		res->verdict = MMC_IDENTICAL;
+		res->verdict = c->claims ? MMC_AS_CLAIMED : MMC_IDENTICAL;
 }
 
 /* Ranges of a, paired with b's where they match. */
@@ -149,7 +161,7 @@ static struct mmc_error *diff_ranges_of_a(struct dctx *c, const struct mmc_snaps
 		err = diff_matched(c, a, b, dr);
 		if (err)
 			return err;
-		range_verdict(dr);
+		range_verdict(c, dr);
 	}
 	return NULL;
 }
@@ -184,7 +196,8 @@ static void unmatched_pgmaps(struct dctx *c, const struct mmc_snapshot *a,
 
 	for (size_t i = 0; i < mmc_snapshot_npgmaps(a) && !c->oom; i++)
 		if (!pg_seen[i] && !res->discovery_incomplete[1])
-			diff_pgdiff(c, "pgmap#%zu of a: no range of it matches a range of b", i);
+			diff_pgdiff_claimable(c, "range", 0, (int64_t)i, -1, NULL, NULL, NULL, NULL,
+					      "pgmap#%zu of a: no range of it matches a range of b", i);
 	for (size_t i = 0; i < mmc_snapshot_npgmaps(b) && !c->oom; i++) {
 		bool used = false;
 
@@ -194,7 +207,8 @@ static void unmatched_pgmaps(struct dctx *c, const struct mmc_snapshot *a,
 			used = rb->pgmap_index == i && find_range(a, rb) >= 0;
 		}
 		if (!used && !res->discovery_incomplete[0])
-			diff_pgdiff(c, "pgmap#%zu of b: no range of it matches a range of a", i);
+			diff_pgdiff_claimable(c, "range", 1, (int64_t)i, -1, NULL, NULL, NULL, NULL,
+					      "pgmap#%zu of b: no range of it matches a range of a", i);
 	}
 }
 
@@ -218,6 +232,10 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 	if (!res->ranges)
 		goto nomem;
 	c->res = res;
+	c->a = a;
+	c->b = b;
+	c->grp = (struct grouper){ .arr = &res->groups, .n = &res->ngroups,
+				   .total = &res->groups_total };
 	c->la = mmc_snapshot_layout(a);
 	c->ga = mmc_snapshot_geom(a);
 	c->max_pages = opts && opts->max_pages ? opts->max_pages : 20;
@@ -236,6 +254,11 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 	note_discovery(res, 1, b);
 	if (!diff_pair_pgmaps(c, a, b))
 		goto nomem;
+	if (opts && opts->claims) {
+		err = diff_claims_bind(c, opts->claims, opts->strict);
+		if (err)
+			goto fail;
+	}
 
 	err = diff_ranges_of_a(c, a, b, pg_seen);
 	if (err)
@@ -251,9 +274,15 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 				       (unsigned long long)mmc_snapshot_npages(c->bad_obj_side ? b : a));
 		goto fail;
 	}
-	conclude(res);
+	if (c->claims) {
+		diff_claims_finish(c);
+		if (c->oom)
+			goto nomem;
+	}
+	conclude(c, res);
 	free(pg_seen);
 	diff_pair_free(c);
+	diff_claims_free(c);
 	free(c);
 	*out = res;
 	return NULL;
@@ -262,8 +291,10 @@ nomem:
 	err = mmc_error_nomem();
 fail:
 	free(pg_seen);
-	if (c)
+	if (c) {
 		diff_pair_free(c);
+		diff_claims_free(c);
+	}
 	free(c);
 	mmc_diff_result_destroy(res);
 	return err;
@@ -279,5 +310,23 @@ void mmc_diff_result_destroy(struct mmc_diff_result *res)
 	free(res->ranges);
 	free(res->pages);
 	free(res->groups);
+	if (res->claims) {
+		struct mmc_diff_claims *cl = res->claims;
+
+		for (size_t i = 0; i < cl->nclaims; i++)
+			free(cl->claim[i].reason);
+		free(cl->claim);
+		free(cl->range_pages);
+		free(cl->range_vframes);
+		for (size_t i = 0; i < cl->nnotes; i++)
+			free(cl->notes[i]);
+		free(cl->notes);
+		for (size_t i = 0; i < cl->npgmap_diffs; i++)
+			free(cl->pgmap_diffs[i]);
+		free(cl->pgmap_diffs);
+		free(cl->pgmap_diff_claim);
+		free(cl->groups);
+		free(cl);
+	}
 	free(res);
 }

@@ -15,9 +15,11 @@
 #ifndef MMC_DIFF_H
 #define MMC_DIFF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "claims.h"
 #include "mmc_error.h"
 #include "nrec.h"
 #include "rules.h"
@@ -27,8 +29,17 @@ enum mmc_verdict {
 	MMC_IDENTICAL = 0,
 	MMC_DIFFERENT = 1,
 	MMC_INCOMPLETE = 4,	/* no difference seen, but not everything was read */
+	/* with claims (mmc_diff_opts.claims) */
+	MMC_AS_CLAIMED = 5,	/* every difference covered by a claim (or none) */
+	MMC_BEYOND_CLAIMS = 6,	/* a difference no claim covers */
 };
-const char *mmc_verdict_name(enum mmc_verdict v);	/* "identical", ... */
+/* "identical", "different", "incomplete", "as claimed", "beyond the claims" */
+const char *mmc_verdict_name(enum mmc_verdict v);
+/* DIFFERENT or BEYOND_CLAIMS: a difference nothing excuses. */
+static inline bool mmc_verdict_differs(enum mmc_verdict v)
+{
+	return v == MMC_DIFFERENT || v == MMC_BEYOND_CLAIMS;
+}
 
 #define MMC_DIFF_MAX_FIELDS 64
 
@@ -59,6 +70,12 @@ struct mmc_diff_range {
 	/* only on one side, and the other side's discovery stopped early: its
 	 * pages count as unreadable there, the verdict is INCOMPLETE */
 	bool unproven;
+	/* With claims, differing, fields and vframes_differing above hold
+	 * what no claim covers; these, what the claims cover: pages whose
+	 * every difference a claim covers, vmemmap pages likewise, and a
+	 * range only in one image that a `field range` claim covers. */
+	uint64_t claimed, vframes_claimed;
+	bool range_claimed;
 };
 
 /* A differing page, for the first N detailed pages. */
@@ -77,6 +94,69 @@ struct mmc_diff_group {
 	uint64_t first_pfn, last_pfn;
 	uint64_t npages;
 	char fields[256];	/* "compound_head,_refcount" */
+	int32_t claim;		/* claimed groups: the first claim covering them; else -1 */
+};
+
+/*
+ * What the claims covered (mmc_diff_opts.claims), per claim in file order.
+ * A claim covers a page when it covers at least one of its differing
+ * fields; a page is claimed when every differing field is covered, by one
+ * claim or several.
+ */
+/*
+ * A `together` claim's field that did not differ as claimed on pages
+ * beyond the claims where the claim's other fields did (so the claim
+ * covered none of them there): "vmemmap_writable unchanged, claimed
+ * 1 -> 0".
+ */
+struct mmc_diff_unmet {
+	char field[MMC_CLAIMS_NAME_MAX];	/* as the diff names it */
+	char claimed[48];	/* "1 -> 0"; "" for a field claimed without values */
+	bool unchanged;		/* it did not differ (else it differed otherwise) */
+	uint64_t pages;		/* struct pages */
+	uint64_t vframes;	/* vmemmap pages */
+};
+#define MMC_DIFF_MAX_UNMET 8
+
+struct mmc_diff_claim {
+	char name[MMC_CLAIMS_NAME_MAX];
+	char *reason;
+	unsigned int line;
+	uint64_t pages;		/* struct pages it covered a field of */
+	uint64_t vframes;	/* vmemmap pages (vmemmap_frame, vmemmap_writable) */
+	uint64_t range_pages;	/* pages of ranges only in one image (field range) */
+	size_t pgmap_diffs;	/* pgmap differences (field pgmap.*, range) */
+	size_t nranges;		/* ranges it covered something in */
+	size_t nfields;		/* the fields it covered, with their pages */
+	struct mmc_diff_field_count fields[MMC_DIFF_MAX_FIELDS];
+	bool together;		/* its fields are claimed together */
+	size_t nunmet;		/* together: what was missing where it fell short */
+	struct mmc_diff_unmet unmet[MMC_DIFF_MAX_UNMET];
+};
+
+struct mmc_diff_claims {
+	char file[256];		/* the claims file */
+	bool strict;		/* mmc_diff_opts.strict */
+	size_t nclaims;
+	struct mmc_diff_claim *claim;
+	/* [claim * nranges + range]: pages and vmemmap pages a claim covered
+	 * in a range of the result (nranges as the result's) */
+	size_t nranges;
+	uint64_t *range_pages, *range_vframes;
+	size_t nunseen;		/* claims that covered nothing */
+	/* what binding said once: "x.claims: line 5: compound_head is
+	 * compound_info in 7.2.8 (a kernel rename), claimed as that" */
+	size_t nnotes;
+	char **notes;
+	/* the pgmap differences a claim covered, and which claim */
+	size_t npgmap_diffs;
+	char **pgmap_diffs;
+	size_t *pgmap_diff_claim;
+	/* pfn groups of claimed differences (their covered fields), for the
+	 * difference map; as many as mmc_diff_opts.max_groups */
+	size_t ngroups;
+	uint64_t groups_total;
+	struct mmc_diff_group *groups;
 };
 
 struct mmc_diff_opts {
@@ -86,11 +166,26 @@ struct mmc_diff_opts {
 	 * one proves identical (diff_chunk.c): the same result, slower; for
 	 * tests. */
 	bool per_page;
+	/*
+	 * Claims the differences are matched with (claims.h), or NULL.  They
+	 * are bound to the two images first: a field neither image has is an
+	 * error naming the claims file and line.  With claims the result says
+	 * AS_CLAIMED / BEYOND_CLAIMS / INCOMPLETE, and its differing pages,
+	 * fields, groups, first pages and pgmap differences are those no
+	 * claim covers.  The result keeps copies of what it reports of the
+	 * claims (names, reasons).  per_page also matches the claims page by
+	 * page.
+	 */
+	const struct mmc_claims *claims;
+	/* a claim that covered nothing fails the check (the front ends' exit) */
+	bool strict;
 };
 
 struct mmc_diff_result {
 	enum mmc_verdict verdict;
 	uint64_t pages_compared, pages_differing, pages_unreadable, pages_not_init;
+	uint64_t pages_claimed;		/* with claims: pages every difference of which is claimed */
+	struct mmc_diff_claims *claims;	/* NULL without claims */
 	size_t nranges;
 	struct mmc_diff_range *ranges;
 	size_t npages;

@@ -243,7 +243,7 @@ struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr,
 	struct side *A = calloc(2, sizeof(*A)), *B;
 	struct mmc_diff_result *res = c->res;
 	uint64_t pos = dr->start_pfn;
-	uint64_t skip = 0, probe_end = 0, period = 0, seen[4] = { 0 };
+	uint64_t skip = 0, probe_end = 0, period = 0, seen[5] = { 0 };
 	struct mmc_nrec ra, rb;
 
 	if (!A)
@@ -262,8 +262,11 @@ struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr,
 		struct sig s;
 
 		if (pos == probe_end && skip) {
+			/* claimed pages differ too: a repetition holding
+			 * them stands for nothing but itself */
 			if (dr->differing == seen[0] && dr->unreadable_a == seen[1] &&
-			    dr->unreadable_b == seen[2] && dr->not_init == seen[3]) {
+			    dr->unreadable_b == seen[2] && dr->not_init == seen[3] &&
+			    dr->claimed == seen[4]) {
 				dr->compared += skip;
 				res->pages_compared += skip;
 				pos += skip;
@@ -277,6 +280,7 @@ struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr,
 			seen[1] = dr->unreadable_a;
 			seen[2] = dr->unreadable_b;
 			seen[3] = dr->not_init;
+			seen[4] = dr->claimed;
 		}
 
 		if (!side_load(A, pos) || !side_load(B, pos)) {
@@ -300,14 +304,14 @@ struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr,
 			if (ub)
 				dr->unreadable_b += n;
 			res->pages_unreadable += n;
-			diff_close_group(c);
+			diff_close_groups(c);
 			pos += n;
 			continue;
 		}
 		if (ra.state == MMC_PS_NOT_INIT && rb.state == MMC_PS_NOT_INIT) {
 			dr->not_init += n;
 			res->pages_not_init += n;
-			diff_close_group(c);
+			diff_close_groups(c);
 			pos += n;
 			continue;
 		}
@@ -326,15 +330,14 @@ struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr,
 		dr->compared += n;
 		res->pages_compared += n;
 		if (!diff_sig_any(&s)) {
-			diff_close_group(c);
+			diff_close_groups(c);
 			pos += n;
 			continue;
 		}
-		dr->differing += n;
-		res->pages_differing += n;
-		diff_count_fields(c, &s, n);
-		diff_note_group(c, &s, pos, n);
-		diff_note_pages(c, &s, pos, n, A, B);
+		if (c->claims)
+			diff_claims_chunk(c, dr, &s, pos, n, A, B, &ra, &rb);
+		else
+			diff_note_differing(c, dr, &s, pos, n, A, B);
 		pos += n;
 	}
 	free(A);
@@ -435,7 +438,7 @@ void diff_vframes(struct dctx *c, struct mmc_diff_range *dr,
 	while (idx < total) {
 		const struct mmc_vframe *fa = &A.cur.first, *sa = &A.cur.stride;
 		const struct mmc_vframe *fb = &B.cur.first, *sb = &B.cur.stride;
-		uint64_t n, ka, kb;
+		uint64_t n, ka, kb, nf, uf, uw;
 		int64_t sha, shb, dva, dvb;
 		bool ura, urb, wdiff;
 
@@ -463,25 +466,31 @@ void diff_vframes(struct dctx *c, struct mmc_diff_range *dr,
 		dvb = (int64_t)((uint64_t)fb->dev_off + (uint64_t)sb->dev_off * kb);
 		if (sa->share_back != sb->share_back || sa->dev_off != sb->dev_off)
 			n = 1;
+		if (c->claims)
+			n = diff_claims_vclip(c, dr, idx, n);
 		/* the writable bit (constant along a run), where both record it */
 		wdiff = false;
 		if (vframe_mapped(fa) && vframe_mapped(fb)) {
-			if (fa->prot_known & fb->prot_known & MMC_VPROT_WRITABLE) {
+			if (fa->prot_known & fb->prot_known & MMC_VPROT_WRITABLE)
 				wdiff = (fa->prot ^ fb->prot) & MMC_VPROT_WRITABLE;
-				c->vwritable_cnt += wdiff ? n : 0;
-			} else {
+			else
 				dr->vprot_not_compared += n;
-			}
 		}
-		if (fa->kind != fb->kind || sha != shb || dva != dvb) {
-			dr->vframes_differing += n;
-			c->vframe_cnt += n;
-		} else {
-			uint64_t d = share_differs(&va, &A, &vb, &B, idx, n);
-
-			dr->vframes_differing += wdiff ? n : d;
-			c->vframe_cnt += d;
+		if (fa->kind != fb->kind || sha != shb || dva != dvb)
+			nf = n;
+		else
+			nf = share_differs(&va, &A, &vb, &B, idx, n);
+		if (c->claims) {
+			diff_claims_vpages(c, dr, idx, n, nf, wdiff, fa->prot & MMC_VPROT_WRITABLE ? 1 : 0,
+					   fb->prot & MMC_VPROT_WRITABLE ? 1 : 0);
+			idx += n;
+			continue;
 		}
+		uf = diff_note_vframes(c, dr, "vmemmap_frame", idx, n, nf);
+		uw = wdiff ? diff_note_vframes(c, dr, "vmemmap_writable", idx, n, n) : 0;
+		/* a vmemmap page whose frame and protection both differ is one
+		 * differing vmemmap page, not two */
+		dr->vframes_differing -= uf < uw ? uf : uw;
 		idx += n;
 	}
 	mmc_fshare_free(&va);
@@ -489,7 +498,6 @@ void diff_vframes(struct dctx *c, struct mmc_diff_range *dr,
 	if (ta != tb) {
 		uint64_t extra = ta > tb ? ta - tb : tb - ta;
 
-		dr->vframes_differing += extra;
-		c->vframe_cnt += extra;
+		diff_note_vframes(c, dr, "vmemmap_frame", total, extra, extra);
 	}
 }

@@ -9,6 +9,8 @@
  *   diff_names.c  what differs, named as the kernel names it, counted per
  *                 field, grouped over pfns, first pages kept
  *   diff_pgmap.c  pgmaps and range roles compared
+ *   diff_claims.c claims bound to the images, differences matched with
+ *                 them chunk by chunk
  */
 #ifndef MMC_DIFF_INT_H
 #define MMC_DIFF_INT_H
@@ -39,28 +41,49 @@ struct side {
 	struct mmc_nrec first, stride;
 };
 
+/* Pages per field, per page kind, as diff_names.c names them. */
+#define DIFF_MAX_NAMED 4
+struct field_counts {
+	uint64_t slot[MMC_MAX_SLOTS][MMC_TAIL_KINDS];
+	uint64_t half[MMC_MAX_SLOTS][MMC_TAIL_KINDS][2];
+	uint64_t zone[MMC_TAIL_KINDS], node[MMC_TAIL_KINDS];
+	uint64_t bit[MMC_TAIL_KINDS][64], order[MMC_TAIL_KINDS];
+	uint64_t state, role;
+	/* fields that are not slots of a struct page: "vmemmap_frame", ... */
+	size_t nnamed;
+	struct mmc_diff_field_count named[DIFF_MAX_NAMED];
+};
+
+/* Consecutive pfns with the same fields, into a list of groups. */
+struct grouper {
+	bool open;
+	struct sig sig;
+	struct mmc_diff_group g;
+	struct mmc_diff_group **arr;
+	size_t *n, cap;
+	uint64_t *total;
+};
+
+struct claims_bound;
+
 struct dctx {
+	const struct mmc_snapshot *a, *b;
 	const struct mmc_layout *la;
 	const struct mmc_geom *ga;
 	unsigned int flags_slot, ch_slot;
 	size_t max_pages, max_groups;
 	bool per_page;
 	struct mmc_diff_result *res;
-	size_t pages_cap, groups_cap;
+	size_t pages_cap;
 	/* per range */
 	size_t ri;
-	uint64_t slot_cnt[MMC_MAX_SLOTS][MMC_TAIL_KINDS];
-	uint64_t half_cnt[MMC_MAX_SLOTS][MMC_TAIL_KINDS][2];
+	struct field_counts cnt;	/* what differs (with claims: uncovered) */
 	/* per slot and page kind: the two members' names when it splits */
 	bool split[MMC_MAX_SLOTS][MMC_TAIL_KINDS];
 	char half_name[MMC_MAX_SLOTS][MMC_TAIL_KINDS][2][48];
-	uint64_t zone_cnt[MMC_TAIL_KINDS], node_cnt[MMC_TAIL_KINDS];
-	uint64_t bit_cnt[MMC_TAIL_KINDS][64], order_cnt[MMC_TAIL_KINDS];
-	uint64_t state_cnt, role_cnt, vframe_cnt;
-	uint64_t vwritable_cnt;		/* vmemmap pages whose writable bit differs */
-	bool group_open;
-	struct sig gsig;
-	struct mmc_diff_group g;
+	struct grouper grp;		/* differing (uncovered) pages */
+	struct grouper cgrp;		/* claimed pages */
+	struct claims_bound *claims;	/* diff_claims.c; NULL without claims */
 	bool oom;
 	/* object pairing (diff_pair.c); numbers beyond what an image's
 	 * pages can number make it corrupt (bad_obj: the first, side 0/1) */
@@ -88,13 +111,84 @@ void diff_pair_free(struct dctx *c);
 void diff_names_init(struct dctx *c);
 void diff_names_reset(struct dctx *c);
 bool diff_sig_any(const struct sig *s);
-void diff_count_fields(struct dctx *c, const struct sig *s, uint64_t n);
+/* The names diff prints: a slot of a page kind, a flag bit ("flags.PG_head",
+ * "_flags_1.bit40"), the flags word's prefix ("flags", "_flags_1"). */
+void diff_slot_name(const struct dctx *c, unsigned int slot, enum mmc_tail_index tail,
+		    char *buf, size_t size);
+void diff_bit_name(const struct dctx *c, enum mmc_tail_index tail, unsigned int bit,
+		   char *buf, size_t size);
+void diff_flags_prefix(const struct dctx *c, enum mmc_tail_index tail, char *buf, size_t size);
+/* page[1]'s order byte in its flags word (0 where the kernel has none). */
+uint64_t diff_order_mask(const struct dctx *c, enum mmc_tail_index tail);
+void diff_count_fields(struct dctx *c, struct field_counts *fc, const struct sig *s, uint64_t n);
+void diff_count_named(struct field_counts *fc, const char *name, uint64_t n);
 void diff_add_field(struct mmc_diff_range *dr, const char *name, uint64_t n);
+void diff_add_field_to(struct mmc_diff_field_count *fields, size_t *nfields,
+		       const char *name, uint64_t n);
+/* Names and pages of fc into fields (added to what is there). */
+void diff_flush_counts(struct dctx *c, const struct field_counts *fc,
+		       struct mmc_diff_field_count *fields, size_t *nfields);
 void diff_flush_fields(struct dctx *c, struct mmc_diff_range *dr);
-void diff_close_group(struct dctx *c);
-void diff_note_group(struct dctx *c, const struct sig *s, uint64_t pfn, uint64_t n);
+void diff_close_group(struct dctx *c, struct grouper *gr);
+void diff_close_groups(struct dctx *c);
+/* claim: the claimed group's first claim (-1 for differing pages) */
+void diff_note_group(struct dctx *c, struct grouper *gr, const struct sig *s, int32_t claim,
+		     uint64_t pfn, uint64_t n);
 void diff_note_pages(struct dctx *c, const struct sig *s, uint64_t pfn, uint64_t n,
 		     const struct side *A, const struct side *B);
+/* Pages [pfn, pfn + n) differ in s, no claim covering: counted, grouped,
+ * the first ones kept. */
+void diff_note_differing(struct dctx *c, struct mmc_diff_range *dr, const struct sig *s,
+			 uint64_t pfn, uint64_t n, const struct side *A, const struct side *B);
+/* ndiff of the vmemmap pages [idx, idx + n) of the range differ in
+ * `field` (vmemmap_frame, ...): counted, or covered by a claim.  Every
+ * vmemmap-page field goes through here, so claims match it by name.
+ * Returns how many were counted as differing (0 when a claim covers them). */
+uint64_t diff_note_vframes(struct dctx *c, struct mmc_diff_range *dr, const char *field,
+			   uint64_t idx, uint64_t n, uint64_t ndiff);
+
+/* diff_claims.c */
+/* Bind opts->claims to the images (c->a, c->b): field names checked, the
+ * result's claims part made.  NULL without claims. */
+struct mmc_error *diff_claims_bind(struct dctx *c, const struct mmc_claims *claims,
+				   bool strict);
+void diff_claims_free(struct dctx *c);
+/* A range begins (c->ri set, dr's pfns and sides): which claims apply. */
+void diff_claims_range(struct dctx *c, const struct mmc_diff_range *dr);
+/* Pages [pos, pos + n) differ in s (A and B the two images' runs there):
+ * ra, rb the records at pos; split by what the claims cover; the
+ * uncovered part is noted as
+ * differing (diff_note_differing()), the rest counted per claim. */
+void diff_claims_chunk(struct dctx *c, struct mmc_diff_range *dr, const struct sig *s,
+		       uint64_t pos, uint64_t n, const struct side *A, const struct side *B,
+		       const struct mmc_nrec *ra, const struct mmc_nrec *rb);
+/* How many of the vmemmap pages [idx, idx + n) a claim's pfn window does
+ * not split (>= 1). */
+uint64_t diff_claims_vclip(const struct dctx *c, const struct mmc_diff_range *dr,
+			   uint64_t idx, uint64_t n);
+/* Vmemmap pages [idx, idx + n): nframe of them map another frame, all
+ * n differ in the writable bit if wdiff (wa -> wb, 0/1): counted as
+ * claimed per claim or as differing (dr->vframes_differing, the fields). */
+void diff_claims_vpages(struct dctx *c, struct mmc_diff_range *dr, uint64_t idx, uint64_t n,
+			uint64_t nframe, bool wdiff, int wa, int wb);
+/* true if a claim covers ndiff vmemmap pages at idx differing in field
+ * (counted for it). */
+bool diff_claims_vframes(struct dctx *c, struct mmc_diff_range *dr, const char *field,
+			 uint64_t idx, uint64_t ndiff);
+/* true if a claim covers the range dr, only in one image (side 0: a). */
+bool diff_claims_range_only(struct dctx *c, struct mmc_diff_range *dr, int side);
+/*
+ * A pgmap (or range attribute) difference, sentence as diff_pgdiff()
+ * would list it: true if a claim covers it (then it is kept as claimed).
+ * side, pgmap: the image (0 a, 1 b) and pgmap it is judged on; range:
+ * the a-range it concerns, or -1 for the whole pgmap; va, vb: the two
+ * values (NULL: no value), word_a/word_b for type names.
+ */
+bool diff_claims_pgdiff(struct dctx *c, const char *member, int side, int64_t pgmap,
+			int64_t range, const struct mmc_nval *va, const struct mmc_nval *vb,
+			const char *word_a, const char *word_b, const char *sentence);
+/* After the last range: per-claim counts, claims not seen. */
+void diff_claims_finish(struct dctx *c);
 
 /* diff_chunk.c */
 struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr,
@@ -106,6 +200,11 @@ void diff_vframes(struct dctx *c, struct mmc_diff_range *dr,
 
 /* diff_pgmap.c */
 void diff_pgdiff(struct dctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same, unless a claim covers it (diff_claims_pgdiff()). */
+void diff_pgdiff_claimable(struct dctx *c, const char *member, int side, int64_t pgmap,
+			   int64_t range, const struct mmc_nval *va, const struct mmc_nval *vb,
+			   const char *word_a, const char *word_b, const char *fmt, ...)
+	__attribute__((format(printf, 10, 11)));
 void diff_pgmap(struct dctx *c, uint32_t ia, const struct mmc_spgmap *pa,
 		uint32_t ib, const struct mmc_spgmap *pb);
 void diff_srange(struct dctx *c, const struct mmc_srange *x, const struct mmc_srange *y);

@@ -14,8 +14,8 @@
 #include "mmc_util.h"
 #include "page_decode.h"
 
-static void slot_name(const struct dctx *c, unsigned int slot, enum mmc_tail_index tail,
-		      char *buf, size_t size)
+void diff_slot_name(const struct dctx *c, unsigned int slot, enum mmc_tail_index tail,
+		    char *buf, size_t size)
 {
 	if (c->la)
 		mmc_slot_label(c->la, slot, tail, buf, size);
@@ -37,27 +37,27 @@ static uint32_t nr_pageflags(const struct dctx *c)
 
 /* page[1]'s flags word keeps the folio order in its low byte: one field,
  * not eight bits. */
-static uint64_t order_mask(const struct dctx *c, enum mmc_tail_index tail)
+uint64_t diff_order_mask(const struct dctx *c, enum mmc_tail_index tail)
 {
 	return tail == MMC_TAIL_FIRST && mmc_order_in_flags1(c->la) ? MMC_FLAGS1_ORDER_MASK : 0;
 }
 
 /* Prefix for split flag names: "flags" for the page flags word, else the
  * slot's label (page[1]'s "_flags_1"). */
-static void flags_prefix(const struct dctx *c, enum mmc_tail_index tail, char *buf, size_t size)
+void diff_flags_prefix(const struct dctx *c, enum mmc_tail_index tail, char *buf, size_t size)
 {
-	slot_name(c, c->flags_slot, tail, buf, size);
+	diff_slot_name(c, c->flags_slot, tail, buf, size);
 	if (!strncmp(buf, "flags", 5))
 		snprintf(buf, size, "flags");
 }
 
-static void bit_name(const struct dctx *c, enum mmc_tail_index tail, unsigned int bit,
-		     char *buf, size_t size)
+void diff_bit_name(const struct dctx *c, enum mmc_tail_index tail, unsigned int bit,
+		   char *buf, size_t size)
 {
 	char pre[32];
 	const char *pg = NULL;
 
-	flags_prefix(c, tail, pre, sizeof(pre));
+	diff_flags_prefix(c, tail, pre, sizeof(pre));
 	/* page[1]'s _flags_1 is its own flags word: same bit names */
 	if ((!strcmp(pre, "flags") || tail == MMC_TAIL_FIRST) && bit < nr_pageflags(c))
 		pg = mmc_pageflag_name(c->la, bit);
@@ -82,7 +82,7 @@ static void add_name(char *list, size_t size, const char *name)
 static void sig_names(const struct dctx *c, const struct sig *s, char *out, size_t size)
 {
 	uint64_t zm = mmc_flags_zone_mask(c->ga), nm = mmc_flags_node_mask(c->ga);
-	uint64_t om = order_mask(c, s->tail);
+	uint64_t om = diff_order_mask(c, s->tail);
 	char name[48], pre[32];
 	unsigned int k, b;
 
@@ -91,7 +91,7 @@ static void sig_names(const struct dctx *c, const struct sig *s, char *out, size
 		if (!(s->slot_mask & (1u << k)))
 			continue;
 		if (k == c->flags_slot && s->flags_split) {
-			flags_prefix(c, s->tail, pre, sizeof(pre));
+			diff_flags_prefix(c, s->tail, pre, sizeof(pre));
 			if (s->flag_xor & zm) {
 				snprintf(name, sizeof(name), "%s.zone", pre);
 				add_name(out, size, name);
@@ -107,7 +107,7 @@ static void sig_names(const struct dctx *c, const struct sig *s, char *out, size
 			for (b = 0; b < 64; b++) {
 				if (!(s->flag_xor & ~(zm | nm | om) & (1ULL << b)))
 					continue;
-				bit_name(c, s->tail, b, name, sizeof(name));
+				diff_bit_name(c, s->tail, b, name, sizeof(name));
 				add_name(out, size, name);
 			}
 			continue;
@@ -119,7 +119,7 @@ static void sig_names(const struct dctx *c, const struct sig *s, char *out, size
 				add_name(out, size, c->half_name[k][s->tail][1]);
 			continue;
 		}
-		slot_name(c, k, s->tail, name, sizeof(name));
+		diff_slot_name(c, k, s->tail, name, sizeof(name));
 		add_name(out, size, name);
 	}
 	if (s->state)
@@ -149,14 +149,7 @@ void diff_names_init(struct dctx *c)
 
 void diff_names_reset(struct dctx *c)
 {
-	memset(c->slot_cnt, 0, sizeof(c->slot_cnt));
-	memset(c->half_cnt, 0, sizeof(c->half_cnt));
-	memset(c->zone_cnt, 0, sizeof(c->zone_cnt));
-	memset(c->order_cnt, 0, sizeof(c->order_cnt));
-	memset(c->node_cnt, 0, sizeof(c->node_cnt));
-	memset(c->bit_cnt, 0, sizeof(c->bit_cnt));
-	c->state_cnt = c->role_cnt = c->vframe_cnt = 0;
-	c->vwritable_cnt = 0;
+	memset(&c->cnt, 0, sizeof(c->cnt));
 }
 
 bool diff_sig_any(const struct sig *s)
@@ -164,11 +157,11 @@ bool diff_sig_any(const struct sig *s)
 	return s->slot_mask || s->state || s->role;
 }
 
-void diff_count_fields(struct dctx *c, const struct sig *s, uint64_t n)
+void diff_count_fields(struct dctx *c, struct field_counts *fc, const struct sig *s, uint64_t n)
 {
 	uint64_t zm = mmc_flags_zone_mask(c->ga), nm = mmc_flags_node_mask(c->ga);
 	enum mmc_tail_index t = s->tail;
-	uint64_t om = order_mask(c, t);
+	uint64_t om = diff_order_mask(c, t);
 	unsigned int k, b;
 
 	for (k = 0; k < MMC_MAX_SLOTS; k++) {
@@ -176,56 +169,67 @@ void diff_count_fields(struct dctx *c, const struct sig *s, uint64_t n)
 			continue;
 		if (k == c->flags_slot && s->flags_split) {
 			if (s->flag_xor & zm)
-				c->zone_cnt[t] += n;
+				fc->zone[t] += n;
 			if (s->flag_xor & nm)
-				c->node_cnt[t] += n;
+				fc->node[t] += n;
 			if (s->flag_xor & om)
-				c->order_cnt[t] += n;
+				fc->order[t] += n;
 			for (b = 0; b < 64; b++)
 				if (s->flag_xor & ~(zm | nm | om) & (1ULL << b))
-					c->bit_cnt[t][b] += n;
+					fc->bit[t][b] += n;
 			continue;
 		}
 		if (s->half[k]) {
 			if (s->half[k] & 1)
-				c->half_cnt[k][t][0] += n;
+				fc->half[k][t][0] += n;
 			if (s->half[k] & 2)
-				c->half_cnt[k][t][1] += n;
+				fc->half[k][t][1] += n;
 			continue;
 		}
-		c->slot_cnt[k][t] += n;
+		fc->slot[k][t] += n;
 	}
 	if (s->state)
-		c->state_cnt += n;
+		fc->state += n;
 	if (s->role)
-		c->role_cnt += n;
+		fc->role += n;
 }
 
-void diff_add_field(struct mmc_diff_range *dr, const char *name, uint64_t n)
+void diff_count_named(struct field_counts *fc, const char *name, uint64_t n)
+{
+	diff_add_field_to(fc->named, &fc->nnamed, name, n);
+}
+
+void diff_add_field_to(struct mmc_diff_field_count *fields, size_t *nfields,
+		       const char *name, uint64_t n)
 {
 	size_t i;
 
 	if (!n)
 		return;
-	for (i = 0; i < dr->nfields; i++) {
-		if (!strcmp(dr->fields[i].name, name)) {
-			dr->fields[i].pages += n;
+	for (i = 0; i < *nfields; i++) {
+		if (!strcmp(fields[i].name, name)) {
+			fields[i].pages += n;
 			return;
 		}
 	}
-	if (dr->nfields == MMC_DIFF_MAX_FIELDS - 1 &&
-	    strcmp(name, "(other fields)") != 0) {
-		diff_add_field(dr, "(other fields)", n);
+	if (*nfields == MMC_DIFF_MAX_FIELDS - 1 && strcmp(name, "(other fields)") != 0) {
+		diff_add_field_to(fields, nfields, "(other fields)", n);
 		return;
 	}
-	if (dr->nfields >= MMC_DIFF_MAX_FIELDS)
+	if (*nfields >= MMC_DIFF_MAX_FIELDS)
 		return;
-	snprintf(dr->fields[dr->nfields].name, sizeof(dr->fields[0].name), "%s", name);
-	dr->fields[dr->nfields].pages = n;
-	dr->nfields++;
+	snprintf(fields[*nfields].name, sizeof(fields[0].name), "%s", name);
+	fields[*nfields].pages = n;
+	(*nfields)++;
 }
 
-void diff_flush_fields(struct dctx *c, struct mmc_diff_range *dr)
+void diff_add_field(struct mmc_diff_range *dr, const char *name, uint64_t n)
+{
+	diff_add_field_to(dr->fields, &dr->nfields, name, n);
+}
+
+void diff_flush_counts(struct dctx *c, const struct field_counts *fc,
+		       struct mmc_diff_field_count *fields, size_t *nfields)
 {
 	char name[48], pre[32];
 
@@ -234,34 +238,41 @@ void diff_flush_fields(struct dctx *c, struct mmc_diff_range *dr)
 			enum mmc_tail_index t = (enum mmc_tail_index)ti;
 
 			if (k == c->flags_slot) {
-				flags_prefix(c, t, pre, sizeof(pre));
+				diff_flags_prefix(c, t, pre, sizeof(pre));
 				snprintf(name, sizeof(name), "%s.zone", pre);
-				diff_add_field(dr, name, c->zone_cnt[t]);
+				diff_add_field_to(fields, nfields, name, fc->zone[t]);
 				snprintf(name, sizeof(name), "%s.node", pre);
-				diff_add_field(dr, name, c->node_cnt[t]);
+				diff_add_field_to(fields, nfields, name, fc->node[t]);
 				snprintf(name, sizeof(name), "%s.order", pre);
-				diff_add_field(dr, name, c->order_cnt[t]);
+				diff_add_field_to(fields, nfields, name, fc->order[t]);
 				for (unsigned int b = 0; b < 64; b++) {
-					if (!c->bit_cnt[t][b])
+					if (!fc->bit[t][b])
 						continue;
-					bit_name(c, t, b, name, sizeof(name));
-					diff_add_field(dr, name, c->bit_cnt[t][b]);
+					diff_bit_name(c, t, b, name, sizeof(name));
+					diff_add_field_to(fields, nfields, name, fc->bit[t][b]);
 				}
 			}
 			if (c->split[k][t]) {
-				diff_add_field(dr, c->half_name[k][t][0], c->half_cnt[k][t][0]);
-				diff_add_field(dr, c->half_name[k][t][1], c->half_cnt[k][t][1]);
+				diff_add_field_to(fields, nfields, c->half_name[k][t][0],
+						  fc->half[k][t][0]);
+				diff_add_field_to(fields, nfields, c->half_name[k][t][1],
+						  fc->half[k][t][1]);
 			}
-			if (!c->slot_cnt[k][t])
+			if (!fc->slot[k][t])
 				continue;
-			slot_name(c, k, t, name, sizeof(name));
-			diff_add_field(dr, name, c->slot_cnt[k][t]);
+			diff_slot_name(c, k, t, name, sizeof(name));
+			diff_add_field_to(fields, nfields, name, fc->slot[k][t]);
 		}
 	}
-	diff_add_field(dr, "state", c->state_cnt);
-	diff_add_field(dr, "role", c->role_cnt);
-	diff_add_field(dr, "vmemmap_frame", c->vframe_cnt);
-	diff_add_field(dr, "vmemmap_writable", c->vwritable_cnt);
+	diff_add_field_to(fields, nfields, "state", fc->state);
+	diff_add_field_to(fields, nfields, "role", fc->role);
+	for (size_t i = 0; i < fc->nnamed; i++)
+		diff_add_field_to(fields, nfields, fc->named[i].name, fc->named[i].pages);
+}
+
+void diff_flush_fields(struct dctx *c, struct mmc_diff_range *dr)
+{
+	diff_flush_counts(c, &c->cnt, dr->fields, &dr->nfields);
 }
 
 static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
@@ -269,51 +280,58 @@ static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return mmc_grow_array(arr, cap, need, elem, 8);
 }
 
-void diff_close_group(struct dctx *c)
+void diff_close_group(struct dctx *c, struct grouper *gr)
 {
-	struct mmc_diff_result *res = c->res;
-
-	if (!c->group_open)
+	if (!gr->open)
 		return;
-	c->group_open = false;
-	res->groups_total++;
-	if (res->ngroups >= c->max_groups)
+	gr->open = false;
+	(*gr->total)++;
+	if (*gr->n >= c->max_groups)
 		return;
-	if (!grow((void **)&res->groups, &c->groups_cap, res->ngroups + 1,
-		  sizeof(*res->groups))) {
+	if (!grow((void **)gr->arr, &gr->cap, *gr->n + 1, sizeof(**gr->arr))) {
 		c->oom = true;
 		return;
 	}
-	res->groups[res->ngroups++] = c->g;
+	(*gr->arr)[(*gr->n)++] = gr->g;
 }
 
-void diff_note_group(struct dctx *c, const struct sig *s, uint64_t pfn, uint64_t n)
+void diff_close_groups(struct dctx *c)
 {
-	char names[sizeof(c->g.fields)];
+	diff_close_group(c, &c->grp);
+	if (c->claims)
+		diff_close_group(c, &c->cgrp);
+}
 
-	if (c->group_open && c->g.range == c->ri && c->g.last_pfn + 1 == pfn) {
-		bool same = sig_equal(&c->gsig, s);
+void diff_note_group(struct dctx *c, struct grouper *gr, const struct sig *s, int32_t claim,
+		     uint64_t pfn, uint64_t n)
+{
+	char names[sizeof(gr->g.fields)];
+
+	if (gr->open && gr->g.range == c->ri && gr->g.last_pfn + 1 == pfn &&
+	    gr->g.claim == claim) {
+		bool same = sig_equal(&gr->sig, s);
 
 		if (!same) {
 			sig_names(c, s, names, sizeof(names));
-			same = !strcmp(names, c->g.fields);
+			same = !strcmp(names, gr->g.fields);
 		}
 		if (same) {
-			c->gsig = *s;
-			c->g.last_pfn = pfn + n - 1;
-			c->g.npages += n;
+			gr->sig = *s;
+			gr->g.last_pfn = pfn + n - 1;
+			gr->g.npages += n;
 			return;
 		}
 	}
-	diff_close_group(c);
-	c->group_open = true;
-	c->gsig = *s;
-	memset(&c->g, 0, sizeof(c->g));
-	c->g.range = c->ri;
-	c->g.first_pfn = pfn;
-	c->g.last_pfn = pfn + n - 1;
-	c->g.npages = n;
-	sig_names(c, s, c->g.fields, sizeof(c->g.fields));
+	diff_close_group(c, gr);
+	gr->open = true;
+	gr->sig = *s;
+	memset(&gr->g, 0, sizeof(gr->g));
+	gr->g.range = c->ri;
+	gr->g.first_pfn = pfn;
+	gr->g.last_pfn = pfn + n - 1;
+	gr->g.npages = n;
+	gr->g.claim = claim;
+	sig_names(c, s, gr->g.fields, sizeof(gr->g.fields));
 }
 
 void diff_note_pages(struct dctx *c, const struct sig *s, uint64_t pfn, uint64_t n,
@@ -341,4 +359,26 @@ void diff_note_pages(struct dctx *c, const struct sig *s, uint64_t pfn, uint64_t
 		p->state_differs = s->state;
 		p->role_differs = s->role;
 	}
+}
+
+void diff_note_differing(struct dctx *c, struct mmc_diff_range *dr, const struct sig *s,
+			 uint64_t pfn, uint64_t n, const struct side *A, const struct side *B)
+{
+	dr->differing += n;
+	c->res->pages_differing += n;
+	diff_count_fields(c, &c->cnt, s, n);
+	diff_note_group(c, &c->grp, s, -1, pfn, n);
+	diff_note_pages(c, s, pfn, n, A, B);
+}
+
+uint64_t diff_note_vframes(struct dctx *c, struct mmc_diff_range *dr, const char *field,
+			   uint64_t idx, uint64_t n, uint64_t ndiff)
+{
+	if (!ndiff)
+		return 0;
+	if (c->claims && diff_claims_vframes(c, dr, field, idx, ndiff))
+		return 0;
+	dr->vframes_differing += ndiff;
+	diff_count_named(&c->cnt, field, ndiff);
+	return ndiff;
 }

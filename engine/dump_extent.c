@@ -13,6 +13,7 @@
  * then the page data.
  */
 #include "dump_extent.h"
+#include "dump_extent_int.h"
 #include "mmc_util.h"
 
 #include <elf.h>
@@ -33,36 +34,14 @@
 #define DD_COMPRESSED		(0x1u | 0x2u | 0x4u | 0x20u)
 /* disk_dump_header.status: makedumpfile stopped before writing everything */
 #define DD_STATUS_INCOMPLETE	0x8u
+/* disk_dump_header.status: makedumpfile -e left out the struct pages
+ * (vmemmap pages) of the pages it excluded */
+#define DD_STATUS_EXCLUDED_VMEMMAP	0x10u
 #define DESC_CHUNK		4096	/* descriptors read at once */
 
 #define FLAT_HEADER_SIZE	4096	/* MAX_SIZE_MDF_HEADER */
 #define FLAT_SIG		"makedumpfile"
 
-#define ELF_MAX_PHDRS		(1u << 22)
-
-struct span {
-	uint64_t start, end;	/* [start, end) */
-	uint8_t reason;		/* physical damage spans only */
-};
-
-/* The bytes of the dump that exist: all of [0, size), or a flattened
- * dump's segments. */
-struct extent {
-	int fd;
-	const char *path;
-	uint64_t size;
-	struct span *cov;	/* sorted, merged; NULL: all present */
-	size_t ncov;
-	bool flattened;
-};
-
-struct mmc_dump_damage {
-	uint32_t page_size;
-	uint64_t npfns;		/* kdump-compressed: bitmaps over [0, npfns) */
-	uint64_t *trunc, *corrupt;
-	struct span *spans;	/* ELF: physical ranges */
-	size_t nspans;
-};
 
 static uint64_t be(const uint8_t *p, unsigned int n)
 {
@@ -75,7 +54,7 @@ static uint64_t be(const uint8_t *p, unsigned int n)
 }
 
 /* Bytes present from off, at most len. */
-static uint64_t present(const struct extent *e, uint64_t off, uint64_t len)
+uint64_t dx_present(const struct extent *e, uint64_t off, uint64_t len)
 {
 	size_t lo = 0, hi = e->ncov;
 
@@ -97,14 +76,14 @@ static uint64_t present(const struct extent *e, uint64_t off, uint64_t len)
 	return e->cov[lo].end - off < len ? e->cov[lo].end - off : len;
 }
 
-static struct mmc_error *read_at(const struct extent *e, void *buf, size_t len,
+struct mmc_error *dx_read_at(const struct extent *e, void *buf, size_t len,
 				 uint64_t off, const char *what)
 {
 	return mmc_pread_exact(e->fd, e->path, buf, len, off, what);
 }
 
 /* "the file is M bytes" or "its segments hold C of the M bytes". */
-static const char *size_phrase(const struct extent *e, char *buf, size_t n)
+const char *dx_size_phrase(const struct extent *e, char *buf, size_t n)
 {
 	uint64_t held = 0;
 	size_t i;
@@ -120,20 +99,20 @@ static const char *size_phrase(const struct extent *e, char *buf, size_t n)
 	return buf;
 }
 
-static struct mmc_error *truncated(const struct extent *e, uint64_t need,
+struct mmc_error *dx_truncated(const struct extent *e, uint64_t need,
 				   const char *what)
 {
 	char sz[96];
 
 	return mmc_error_create(MMC_ERR_INPUT, e->path,
 				"dump truncated: %s, %s needs %llu",
-				size_phrase(e, sz, sizeof(sz)), what,
+				dx_size_phrase(e, sz, sizeof(sz)), what,
 				(unsigned long long)need);
 }
 
 /* ---- damage ---- */
 
-static struct mmc_error *damage_new(struct mmc_dump_damage **d, uint32_t page_size)
+struct mmc_error *dx_damage_new(struct mmc_dump_damage **d, uint32_t page_size)
 {
 	if (*d)
 		return NULL;
@@ -168,6 +147,7 @@ bool mmc_dump_damage_find(const struct mmc_dump_damage *d, uint64_t paddr,
 			  uint64_t len, uint64_t *good, uint8_t *reason)
 {
 	uint64_t ps, pfn, last, end;
+	bool found = false;
 	size_t i;
 
 	if (!d || !len)
@@ -184,14 +164,20 @@ bool mmc_dump_damage_find(const struct mmc_dump_damage *d, uint64_t paddr,
 			return true;
 		}
 	}
+	/* the first damaged byte: the lowest start of every span it meets */
 	for (i = 0; i < d->nspans; i++) {
+		uint64_t g;
+
 		if (d->spans[i].end <= paddr || d->spans[i].start >= end)
 			continue;
-		*good = d->spans[i].start > paddr ? d->spans[i].start - paddr : 0;
-		*reason = d->spans[i].reason;
-		return true;
+		g = d->spans[i].start > paddr ? d->spans[i].start - paddr : 0;
+		if (!found || g < *good) {
+			*good = g;
+			*reason = d->spans[i].reason;
+		}
+		found = true;
 	}
-	return false;
+	return found;
 }
 
 void mmc_dump_damage_destroy(struct mmc_dump_damage *d)
@@ -211,22 +197,43 @@ struct dd {
 	uint32_t bs;
 	uint64_t max_pfn, start_pfn, end_pfn;
 	uint64_t descoff, ndesc, data_start;
-	bool incomplete;
+	bool incomplete, excluded_vmemmap;
 	/* findings */
 	uint64_t ntrunc, ncorrupt, need;
 	uint64_t first_trunc, first_corrupt, first_corrupt_pos;
 	uint64_t bad_off, bad_size, bad_flags;
+	/*
+	 * Data blocks shared or overlapping.  makedumpfile (and QEMU) write
+	 * page data in pfn order, each block after the last, except one zero
+	 * page written first, at data_start, that every zero page's
+	 * descriptor names (898026 of the 916323 descriptors of
+	 * 6.12-base-b1).  A descriptor naming data before the end of what
+	 * came before (need), other than that block, is kept in ooo, one
+	 * entry per block, and checked against every other descriptor
+	 * afterwards (dd_overlaps()).
+	 */
+	uint64_t shared_size;	/* of the block at data_start; 0: none yet */
+	struct ooo { uint64_t off, size, pfn; } *ooo;
+	size_t nooo, cap_ooo;
+	uint64_t noverlap, first_overlap, overlap_with;
 };
+
+#define DD_MAX_OOO	(1u << 20)	/* out-of-order blocks kept; beyond: corrupt */
 
 static struct mmc_error *dd_region(const struct dd *dd, uint64_t off, uint64_t size,
 				   const char *what)
 {
-	if (off + size < off || present(dd->e, off, size) < size) {
+	if (off + size < off || off + size > DX_MAX_FILE)
+		/* not a truncated file: no file is that large */
+		return mmc_error_create(MMC_ERR_INPUT, dd->e->path,
+					"%s: offset 0x%llx + size 0x%llx lies beyond any file: the header is damaged",
+					what, (unsigned long long)off, (unsigned long long)size);
+	if (dx_present(dd->e, off, size) < size) {
 		char w[96];
 
 		snprintf(w, sizeof(w), "%s at offset %llu (%llu bytes)", what,
 			 (unsigned long long)off, (unsigned long long)size);
-		return truncated(dd->e, off + size < off ? UINT64_MAX : off + size, w);
+		return dx_truncated(dd->e, off + size < off ? UINT64_MAX : off + size, w);
 	}
 	return NULL;
 }
@@ -245,7 +252,7 @@ static inline uint64_t dd_desc_bad(const struct dd *dd, uint64_t off, uint64_t s
 
 	return (flags & ~comp) | (comp & (comp - 1)) |
 	       (comp ? size - 1 >= dd->bs : size != dd->bs) |
-	       (off < dd->data_start) | (off + size < off);
+	       (off < dd->data_start) | (off > DX_MAX_FILE);
 }
 
 /* One descriptor: nothing, or the pfn is marked. */
@@ -275,15 +282,36 @@ static struct mmc_error *dd_desc(struct dd *dd, struct mmc_dump_damage **d,
 				dd->bad_flags = flags;
 			}
 		} else {
+			if (off == dd->data_start && !dd->shared_size)
+				dd->shared_size = size;
+			if (off < dd->need &&
+			    (off != dd->data_start || size != dd->shared_size) &&
+			    (!dd->nooo || dd->ooo[dd->nooo - 1].off != off ||
+			     dd->ooo[dd->nooo - 1].size != size)) {
+				if (dd->nooo == DD_MAX_OOO) {
+					reason = MMC_UR_CORRUPT;
+				} else {
+					if (dd->nooo == dd->cap_ooo) {
+						size_t cap = dd->cap_ooo ? dd->cap_ooo * 2 : 64;
+						struct ooo *n = realloc(dd->ooo, cap * sizeof(*n));
+
+						if (!n)
+							return mmc_error_nomem();
+						dd->ooo = n;
+						dd->cap_ooo = cap;
+					}
+					dd->ooo[dd->nooo++] = (struct ooo){ off, size, pfn };
+				}
+			}
 			if (off + size > dd->need)
 				dd->need = off + size;
-			if (present(dd->e, off, size) < size)
+			if (!reason && dx_present(dd->e, off, size) < size)
 				reason = MMC_UR_TRUNCATED;
 		}
 	}
 	if (!reason)
 		return NULL;
-	err = damage_new(d, dd->bs);
+	err = dx_damage_new(d, dd->bs);
 	if (!err)
 		err = mark_pfn(*d, dd->max_pfn, pfn, reason);
 	if (reason == MMC_UR_CORRUPT) {
@@ -319,6 +347,8 @@ static bool dd_word_clean(const struct dd *dd, const uint8_t *b, uint64_t *need)
 		uint64_t off = mmc_le64(b), size = mmc_le32(b + 8), flags = mmc_le32(b + 12);
 
 		bad |= dd_desc_bad(dd, off, size, flags);
+		/* data after all before it, or the shared block at data_start */
+		bad |= (off < hi) & !((off == dd->data_start) & (size == dd->shared_size));
 		hi = off + size > hi ? off + size : hi;
 	}
 	if (bad || hi > dd->e->size)
@@ -334,10 +364,10 @@ static struct mmc_error *dd_load(const struct dd *dd, uint8_t *buf, uint64_t i,
 	uint64_t pos = dd->descoff + i * DD_DESC_SIZE;
 
 	*chunk0 = i;
-	*navail = present(dd->e, pos, (uint64_t)DESC_CHUNK * DD_DESC_SIZE) / DD_DESC_SIZE;
+	*navail = dx_present(dd->e, pos, (uint64_t)DESC_CHUNK * DD_DESC_SIZE) / DD_DESC_SIZE;
 	if (!*navail)
 		return NULL;
-	return read_at(dd->e, buf, *navail * DD_DESC_SIZE, pos, "page descriptors");
+	return dx_read_at(dd->e, buf, *navail * DD_DESC_SIZE, pos, "page descriptors");
 }
 
 static struct mmc_error *dd_descriptors(struct dd *dd, const uint8_t *bitmap,
@@ -387,19 +417,126 @@ static struct mmc_error *dd_descriptors(struct dd *dd, const uint8_t *bitmap,
 	return err;
 }
 
+static int cmp_ooo(const void *a, const void *b)
+{
+	const struct ooo *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+/* Sorted by block, one entry per block (the first pfn seen naming it). */
+static void ooo_unique(struct dd *dd)
+{
+	size_t i, n = 0;
+
+	qsort(dd->ooo, dd->nooo, sizeof(*dd->ooo), cmp_ooo);
+	for (i = 0; i < dd->nooo; i++)
+		if (!n || dd->ooo[n - 1].off != dd->ooo[i].off ||
+		    dd->ooo[n - 1].size != dd->ooo[i].size)
+			dd->ooo[n++] = dd->ooo[i];
+	dd->nooo = n;
+}
+
+static struct mmc_error *dd_overlap(struct dd *dd, struct mmc_dump_damage **d,
+				    uint64_t pfn, uint64_t with)
+{
+	struct mmc_error *err = dx_damage_new(d, dd->bs);
+
+	if (!err)
+		err = mark_pfn(*d, dd->max_pfn, pfn, MMC_UR_CORRUPT);
+	if (!dd->noverlap) {
+		dd->first_overlap = pfn;
+		dd->overlap_with = with;
+	}
+	return err;
+}
+
+/*
+ * Every well-formed descriptor against the out-of-order blocks: the same
+ * block (off and size) is one page's data read twice, fine; data that
+ * overlaps another page's without being the same block belongs to
+ * neither: both pages are unreadable, never read as one of them.
+ */
+static struct mmc_error *dd_overlaps(struct dd *dd, const uint8_t *bitmap,
+				     uint64_t bitmap_pfns, struct mmc_dump_damage **d)
+{
+	uint8_t *buf = malloc((size_t)DESC_CHUNK * DD_DESC_SIZE);
+	struct mmc_error *err = NULL;
+	uint64_t pfn, i = 0, chunk0 = 0, navail = 0, end = dd_end(dd, bitmap_pfns);
+
+	if (!buf)
+		return mmc_error_nomem();
+	ooo_unique(dd);
+	for (pfn = dd->start_pfn; pfn < end && !err; pfn++) {
+		uint64_t off, size, flags;
+		size_t lo = 0, hi = dd->nooo;
+		const uint8_t *b;
+
+		if (!((bitmap[pfn / 8] >> (pfn % 8)) & 1))
+			continue;
+		if (i - chunk0 >= navail && (err = dd_load(dd, buf, i, &chunk0, &navail)))
+			break;
+		if (i - chunk0 >= navail)
+			break;
+		b = buf + (i++ - chunk0) * DD_DESC_SIZE;
+		off = mmc_le64(b);
+		size = mmc_le32(b + 8);
+		flags = mmc_le32(b + 12);
+		if (dd_desc_bad(dd, off, size, flags))
+			continue;
+		/* the first block starting after off - bs: sizes are at most bs */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (dd->ooo[mid].off + dd->bs <= off)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < dd->nooo && dd->ooo[lo].off < off + size && !err; lo++) {
+			const struct ooo *o = &dd->ooo[lo];
+
+			if (o->pfn == pfn || o->off + o->size <= off ||
+			    (o->off == off && o->size == size))
+				continue;
+			err = dd_overlap(dd, d, pfn, o->pfn);
+			if (!err)
+				err = dd_overlap(dd, d, o->pfn, pfn);
+			dd->noverlap++;
+		}
+	}
+	free(buf);
+	return err;
+}
+
 static void dd_notes(const struct dd *dd, struct mmc_mem *mem)
 {
 	char sz[96];
 
-	if (dd->ntrunc)
-		mmc_mem_add_note(mem, "%s: dump truncated: %s, its page descriptors and data need %llu; %llu dumped pages are not in it (the first: pfn 0x%llx): unreadable%s",
-				 dd->e->path, size_phrase(dd->e, sz, sizeof(sz)),
+	if (dd->incomplete)
+		mmc_mem_add_note(mem, "%s: makedumpfile marked this dump incomplete (header status DUMP_DH_COMPRESSED_INCOMPLETE: it could not write all of it, e.g. its disk filled up): %llu of its %llu dumped pages are not in it (%s%llx): unreadable; make the dump again where it has room",
+				 dd->e->path, (unsigned long long)dd->ntrunc,
+				 (unsigned long long)dd->ndesc,
+				 dd->ntrunc ? "the first: pfn 0x" : "none: ",
+				 (unsigned long long)(dd->ntrunc ? dd->first_trunc : 0));
+	else if (dd->ntrunc)
+		mmc_mem_add_note(mem, "%s: dump truncated: %s, its page descriptors and data need %llu; %llu dumped pages are not in it (the first: pfn 0x%llx): unreadable",
+				 dd->e->path, dx_size_phrase(dd->e, sz, sizeof(sz)),
 				 (unsigned long long)dd->need,
 				 (unsigned long long)dd->ntrunc,
-				 (unsigned long long)dd->first_trunc,
-				 dd->incomplete ? " (makedumpfile marked the dump incomplete)" : "");
+				 (unsigned long long)dd->first_trunc);
+	if (dd->noverlap)
+		mmc_mem_add_note(mem, "%s: page descriptors whose data overlaps another page's without being the same block (%llu pairs; the first: pfn 0x%llx with pfn 0x%llx): those pages are unreadable, not read as either",
+				 dd->e->path, (unsigned long long)dd->noverlap,
+				 (unsigned long long)dd->first_overlap,
+				 (unsigned long long)dd->overlap_with);
+	if (dd->excluded_vmemmap)
+		mmc_mem_add_note(mem, "%s: made with makedumpfile -e (header status DUMP_DH_EXCLUDED_VMEMMAP): the struct pages of the pages it excluded are not in the dump and are unreadable; make the dump without -e to check every struct page",
+				 dd->e->path);
 	if (dd->ncorrupt)
-		mmc_mem_add_note(mem, "%s: %llu page descriptors make no sense (the first: pfn 0x%llx, descriptor at file offset %llu: data offset %llu, size %llu, flags 0x%llx): those pages are unreadable",
+		mmc_mem_add_note(mem, "%s: %llu page descriptors make no sense (the first: pfn 0x%llx, descriptor at file offset %llu: data offset 0x%llx, size %llu, flags 0x%llx): those pages are unreadable",
 				 dd->e->path, (unsigned long long)dd->ncorrupt,
 				 (unsigned long long)dd->first_corrupt,
 				 (unsigned long long)dd->first_corrupt_pos,
@@ -419,9 +556,9 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 	int64_t version, sub_blocks;
 	uint8_t *bitmap = NULL;
 
-	if (present(e, 0, DD_HEADER_SIZE) < DD_HEADER_SIZE)
-		return truncated(e, DD_HEADER_SIZE, "its disk_dump_header");
-	err = read_at(e, h, sizeof(h), 0, "disk_dump_header");
+	if (dx_present(e, 0, DD_HEADER_SIZE) < DD_HEADER_SIZE)
+		return dx_truncated(e, DD_HEADER_SIZE, "its disk_dump_header");
+	err = dx_read_at(e, h, sizeof(h), 0, "disk_dump_header");
 	if (err)
 		return err;
 	version = (int32_t)mmc_le32(h + 8);
@@ -430,6 +567,7 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 	bitmap_blocks = mmc_le32(h + 436);
 	dd.max_pfn = mmc_le32(h + 440);
 	dd.incomplete = mmc_le32(h + 424) & DD_STATUS_INCOMPLETE;
+	dd.excluded_vmemmap = mmc_le32(h + 424) & DD_STATUS_EXCLUDED_VMEMMAP;
 	if (dd.bs < DD_MIN_BLOCK || dd.bs > DD_MAX_BLOCK || (dd.bs & (dd.bs - 1)))
 		return mmc_error_create(MMC_ERR_INPUT, e->path,
 					"disk_dump_header at offset 428: block_size %u is not a power of two from %u to %u",
@@ -453,7 +591,7 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 	if (version >= 1) {
 		err = dd_region(&dd, dd.bs, DD_SUB_HEADER_SIZE, "its kdump_sub_header");
 		if (!err)
-			err = read_at(e, sub, sizeof(sub), dd.bs, "kdump_sub_header");
+			err = dx_read_at(e, sub, sizeof(sub), dd.bs, "kdump_sub_header");
 		if (err)
 			return err;
 	}
@@ -465,16 +603,36 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 	}
 	if (version >= 6)
 		dd.max_pfn = mmc_le64(sub + 96);
+	if (version >= 2 && mmc_le32(sub + 12))
+		/*
+		 * One part of makedumpfile --split: read alone, every page of
+		 * the other parts would be absent, the kernel's own page
+		 * tables too, and nothing would say why.
+		 */
+		return mmc_error_create(MMC_ERR_INPUT, e->path,
+					"one part of a dump split by makedumpfile --split (kdump_sub_header split %u: this part holds pfns 0x%llx-0x%llx of 0x%llx): memmapcheck reads a whole dump; join every part first: makedumpfile --reassemble PART1 PART2 ... DUMPFILE",
+					mmc_le32(sub + 12), (unsigned long long)dd.start_pfn,
+					(unsigned long long)dd.end_pfn, (unsigned long long)dd.max_pfn);
 	if (version == 3)
 		err = dd_region(&dd, mmc_le64(sub + 32), mmc_le64(sub + 40), "its VMCOREINFO");
 	if (!err && version >= 4 && mmc_le64(sub + 56))
 		err = dd_region(&dd, mmc_le64(sub + 48), mmc_le64(sub + 56), "its ELF notes");
+	if (!err && version >= 4)
+		err = dx_check_notes(e, mmc_le64(sub + 48), mmc_le64(sub + 56),
+				  "the kdump_sub_header's ELF notes");
 	if (err)
 		return err;
 	/* the bitmaps (libkdumpfile's read_bitmap(): the second half when both fit) */
 	off = (1 + (uint64_t)sub_blocks) * dd.bs;
 	dd.descoff = off + bitmap_blocks * dd.bs;
-	err = dd_region(&dd, off, bitmap_blocks * dd.bs, "its page bitmaps");
+	/*
+	 * A flattened dump need not hold every byte of its bitmaps:
+	 * makedumpfile -F leaves out blocks it never wrote, which
+	 * makedumpfile -R leaves as holes (zeros: no page), and so does the
+	 * reassembled copy here.  Only their end must be there.
+	 */
+	if (!e->flattened || e->size < off + bitmap_blocks * dd.bs)
+		err = dd_region(&dd, off, bitmap_blocks * dd.bs, "its page bitmaps");
 	if (err)
 		return err;
 	bmsize = bitmap_blocks * dd.bs;
@@ -488,7 +646,7 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 	bitmap = malloc(bmsize ? bmsize : 1);
 	if (!bitmap)
 		return mmc_error_nomem();
-	err = read_at(e, bitmap, bmsize, bm2, "page bitmap");
+	err = dx_read_at(e, bitmap, bmsize, bm2, "page bitmap");
 	if (!err) {
 		uint64_t pfn, n = 0, end = dd_end(&dd, bmsize * 8);
 
@@ -507,113 +665,13 @@ static struct mmc_error *check_kdump_compressed(const struct extent *e,
 		dd.data_start = dd.descoff + n * DD_DESC_SIZE;
 		dd.need = dd.data_start;
 		err = dd_descriptors(&dd, bitmap, bmsize * 8, d);
+		if (!err && dd.nooo)
+			err = dd_overlaps(&dd, bitmap, bmsize * 8, d);
 	}
+	free(dd.ooo);
 	free(bitmap);
 	if (!err)
 		dd_notes(&dd, mem);
-	return err;
-}
-
-/* ---- ELF ---- */
-
-static struct mmc_error *add_span(struct mmc_dump_damage *d, uint64_t start,
-				  uint64_t end, uint8_t reason)
-{
-	struct span *s = realloc(d->spans, (d->nspans + 1) * sizeof(*s));
-
-	if (!s)
-		return mmc_error_nomem();
-	d->spans = s;
-	s[d->nspans++] = (struct span){ start, end, reason };
-	return NULL;
-}
-
-static struct mmc_error *check_elf(const struct extent *e, struct mmc_mem *mem,
-				   struct mmc_dump_damage **d)
-{
-	struct mmc_error *err = NULL;
-	Elf64_Ehdr eh;
-	Elf64_Phdr *ph = NULL;
-	uint64_t phnum, i, missing = 0, need = 0, first = 0;
-	char sz[96];
-
-	if (present(e, 0, sizeof(eh)) < sizeof(eh))
-		return truncated(e, sizeof(eh), "its ELF header");
-	err = read_at(e, &eh, sizeof(eh), 0, "ELF header");
-	if (err)
-		return err;
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
-		return NULL;	/* not an x86_64 ELF: libkdumpfile's business */
-	phnum = eh.e_phnum;
-	if (phnum == PN_XNUM) {
-		Elf64_Shdr sh0;
-
-		if (present(e, eh.e_shoff, sizeof(sh0)) < sizeof(sh0))
-			return mmc_error_create(MMC_ERR_INPUT, e->path,
-						"ELF section header 0 at offset 0x%llx is past the end of the file",
-						(unsigned long long)eh.e_shoff);
-		err = read_at(e, &sh0, sizeof(sh0), eh.e_shoff, "ELF section header 0");
-		if (err)
-			return err;
-		phnum = sh0.sh_info;
-	}
-	if (eh.e_phentsize != sizeof(Elf64_Phdr) || phnum > ELF_MAX_PHDRS ||
-	    present(e, eh.e_phoff, phnum * sizeof(Elf64_Phdr)) < phnum * sizeof(Elf64_Phdr))
-		return mmc_error_create(MMC_ERR_INPUT, e->path,
-					"bad ELF program header table at offset 0x%llx (%llu entries of %u bytes, file size 0x%llx)",
-					(unsigned long long)eh.e_phoff,
-					(unsigned long long)phnum, eh.e_phentsize,
-					(unsigned long long)e->size);
-	if (!phnum)
-		return NULL;
-	ph = calloc(phnum, sizeof(*ph));
-	if (!ph)
-		return mmc_error_nomem();
-	err = read_at(e, ph, phnum * sizeof(*ph), eh.e_phoff, "ELF program headers");
-	for (i = 0; !err && i < phnum; i++) {
-		uint64_t at = eh.e_phoff + i * sizeof(*ph), have;
-
-		if (ph[i].p_type != PT_LOAD && ph[i].p_type != PT_NOTE)
-			continue;
-		if (ph[i].p_offset + ph[i].p_filesz < ph[i].p_offset) {
-			err = mmc_error_create(MMC_ERR_INPUT, e->path,
-					       "program header %llu at offset 0x%llx: file offset 0x%llx + size 0x%llx overflows",
-					       (unsigned long long)i, (unsigned long long)at,
-					       (unsigned long long)ph[i].p_offset,
-					       (unsigned long long)ph[i].p_filesz);
-			break;
-		}
-		have = present(e, ph[i].p_offset, ph[i].p_filesz);
-		if (ph[i].p_offset + ph[i].p_filesz > need)
-			need = ph[i].p_offset + ph[i].p_filesz;
-		if (have == ph[i].p_filesz)
-			continue;
-		if (ph[i].p_type == PT_NOTE) {
-			err = mmc_error_create(MMC_ERR_INPUT, e->path,
-					       "dump truncated: %s, the notes of program header %llu (at offset 0x%llx) need %llu",
-					       size_phrase(e, sz, sizeof(sz)),
-					       (unsigned long long)i, (unsigned long long)at,
-					       (unsigned long long)(ph[i].p_offset + ph[i].p_filesz));
-			break;
-		}
-		/*
-		 * A PT_LOAD cut short: its data past the end is unreadable.
-		 * Segments without a physical address (p_paddr -1 in kcore
-		 * files) are read by virtual address only: nothing to mark.
-		 */
-		err = damage_new(d, 4096);	/* spans: the page size is not used */
-		if (!err && ph[i].p_paddr + ph[i].p_filesz >= ph[i].p_paddr)
-			err = add_span(*d, ph[i].p_paddr + have, ph[i].p_paddr + ph[i].p_filesz,
-				       MMC_UR_TRUNCATED);
-		if (!missing++)
-			first = ph[i].p_paddr + have;
-	}
-	free(ph);
-	if (!err && missing)
-		mmc_mem_add_note(mem, "%s: dump truncated: %s, its program headers need %llu; the data of %llu PT_LOAD segments is cut short (from physical address 0x%llx): unreadable",
-				 e->path, size_phrase(e, sz, sizeof(sz)),
-				 (unsigned long long)need, (unsigned long long)missing,
-				 (unsigned long long)first);
 	return err;
 }
 
@@ -786,13 +844,13 @@ struct mmc_error *mmc_dump_check(int *fd, const char *path, struct mmc_mem *mem,
 		close(*fd);
 		*fd = e.fd;
 	}
-	if (present(&e, 0, sizeof(magic)) < sizeof(magic) ||
+	if (dx_present(&e, 0, sizeof(magic)) < sizeof(magic) ||
 	    pread(e.fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic))
 		goto out;	/* libkdumpfile says what it is not */
 	if (!memcmp(magic, "KDUMP   ", 8) || !memcmp(magic, "DISKDUMP", 8))
 		err = check_kdump_compressed(&e, mem, damage);
 	else if (!memcmp(magic, ELFMAG, SELFMAG))
-		err = check_elf(&e, mem, damage);
+		err = dx_check_elf(&e, mem, damage);
 out:
 	free(e.cov);
 	if (err) {

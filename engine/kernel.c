@@ -91,6 +91,14 @@ static struct mmc_error *check_identity(struct mmc_kernel *k)
 	const char *release, *build_id;
 	size_t n;
 
+	if (l->build_id[0] && (!k->vmcoreinfo ||
+			       !mmc_vmcoreinfo_get(k->vmcoreinfo, "BUILD-ID")) &&
+	    asprintf(&k->identity_unchecked,
+		     MMC_IDENTITY_UNCHECKED ": %s has no VMCOREINFO BUILD-ID to check %s (build-id %.16s...) against, so nothing proves that it is this kernel's layout",
+		     k->dump_path, l->source, l->build_id) < 0) {
+		k->identity_unchecked = NULL;
+		return mmc_error_nomem();
+	}
 	if (!k->vmcoreinfo)
 		return NULL;
 	release = mmc_vmcoreinfo_get(k->vmcoreinfo, "OSRELEASE");
@@ -112,10 +120,44 @@ static struct mmc_error *check_identity(struct mmc_kernel *k)
 	return NULL;
 }
 
+/*
+ * Every SYMBOL() of VMCOREINFO the layout also knows must lie at the
+ * layout's address moved by the KASLR offset: a KERNELOFFSET moved
+ * together with _stext (or another kernel's layout) would otherwise put
+ * the page tables and every variable somewhere else.
+ */
+static struct mmc_error *check_symbols(struct mmc_kernel *k)
+{
+	const struct mmc_layout *l = k->layout;
+	char key[96];
+	uint64_t v;
+	size_t i;
+
+	if (!k->vmcoreinfo)
+		return NULL;
+	for (i = 0; i < MMC_SYM_COUNT; i++) {
+		const struct mmc_symbol_spec *sp = &mmc_symbol_specs[i];
+
+		if (!l->sym_found[sp->id] || sp->id == MMC_SYM_STEXT)
+			continue;
+		snprintf(key, sizeof(key), "SYMBOL(%s)", sp->name);
+		if (!mmc_vmcoreinfo_number(k->vmcoreinfo, key, &v) ||
+		    v == l->sym[sp->id] + k->geom.kaslr_offset)
+			continue;
+		return mmc_error_create(MMC_ERR_INPUT, k->dump_path,
+					"VMCOREINFO contradicts itself or %s: %s=0x%llx, but %s puts %s at 0x%llx + KERNELOFFSET 0x%llx (from KERNELOFFSET and SYMBOL(_stext)): KERNELOFFSET is wrong, or this is not the kernel's vmlinux",
+					l->source, key, (unsigned long long)v, l->source,
+					sp->name, (unsigned long long)l->sym[sp->id],
+					(unsigned long long)k->geom.kaslr_offset);
+	}
+	return NULL;
+}
+
 static struct mmc_error *derive_offsets(struct mmc_kernel *k,
 					const struct mmc_kernel_hints *hints)
 {
 	const struct mmc_layout *l = k->layout;
+	struct mmc_error *err;
 	uint64_t v, stext;
 	bool have_offset = false;
 
@@ -143,6 +185,9 @@ static struct mmc_error *derive_offsets(struct mmc_kernel *k,
 	}
 	if (!have_offset)
 		k->geom.kaslr_offset = 0;
+	err = check_symbols(k);
+	if (err)
+		return err;
 
 	if (hints && hints->have_phys_base)
 		k->phys_base = hints->phys_base;
@@ -155,45 +200,102 @@ static struct mmc_error *derive_offsets(struct mmc_kernel *k,
 	return NULL;
 }
 
+enum text_xlat { TEXT_AT_LOAD, TEXT_ELSEWHERE, TEXT_UNREADABLE };
+
+/*
+ * Does the kernel's own _text translate, through the top-level page table
+ * at top with this depth, to where the image was loaded?  Unreadable when
+ * a page table on the way is not in the dump (a damaged dump: no verdict).
+ */
+static enum text_xlat text_translates(struct mmc_kernel *k, uint64_t top,
+				      unsigned int levels)
+{
+	uint64_t text = mmc_kernel_sym(k, MMC_SYM_TEXT);
+	uint64_t want = text - X86_64_START_KERNEL_MAP + k->phys_base;
+	struct mmc_pgtable *pgt = NULL;
+	struct mmc_error *err;
+	uint64_t pa = 0, psize = 0;
+	bool mapped = false, nodata;
+
+	err = mmc_pgtable_create(k->mem, top, levels, &pgt);
+	if (!err)
+		err = mmc_pgtable_translate(pgt, text, &mapped, &pa, &psize);
+	mmc_pgtable_destroy(pgt);
+	if (err) {
+		nodata = err->code == MMC_ERR_NODATA;
+		mmc_error_destroy(err);
+		return nodata ? TEXT_UNREADABLE : TEXT_ELSEWHERE;
+	}
+	return mapped && pa == want ? TEXT_AT_LOAD : TEXT_ELSEWHERE;
+}
+
+/*
+ * VMCOREINFO says where the kernel is (phys_base, KERNELOFFSET) and how it
+ * pages (pgtable_l5_enabled); the dump's page tables must agree before a
+ * walk is built on them, or every struct page would come out unmapped and
+ * the image empty.  _text translating to its load address with the stated
+ * depth is the proof; when it does not, the key that is wrong is named:
+ * the depth if the other one translates, else phys_base (KERNELOFFSET and
+ * _stext were checked against the other SYMBOL()s before).
+ */
+static struct mmc_error *contradiction(struct mmc_kernel *k, uint64_t top,
+				       unsigned int levels, bool stated)
+{
+	uint64_t text = mmc_kernel_sym(k, MMC_SYM_TEXT);
+	uint64_t want = text - X86_64_START_KERNEL_MAP + k->phys_base;
+	unsigned int other = levels == 4 ? 5 : 4;
+
+	if (stated && text_translates(k, top, other) == TEXT_AT_LOAD)
+		return mmc_error_create(MMC_ERR_INPUT, k->dump_path,
+					"VMCOREINFO contradicts the dump: NUMBER(pgtable_l5_enabled)=%u, but the kernel's _text 0x%llx translates to its load address 0x%llx with %u-level paging, not %u-level",
+					levels == 5, (unsigned long long)text,
+					(unsigned long long)want, other, levels);
+	return mmc_error_at(MMC_ERR_INPUT, k->dump_path, top,
+			    "VMCOREINFO contradicts the dump: with NUMBER(phys_base)=0x%llx the top-level page table is here, and the kernel's _text 0x%llx does not translate through it to its load address 0x%llx with 4- or 5-level paging: NUMBER(phys_base) is wrong (or KERNELOFFSET, or this is not the kernel's vmlinux)",
+			    (unsigned long long)k->phys_base, (unsigned long long)text,
+			    (unsigned long long)want);
+}
+
 /*
  * The paging depth: VMCOREINFO's NUMBER(pgtable_l5_enabled) when the kernel
- * wrote it (4.17+), else the depth under which the kernel's own _text
- * translates to where the image was loaded (crash decides the same way
- * from the page tables when VMCOREINFO is silent).
+ * wrote it (4.17+), checked against the page tables, else the depth under
+ * which the kernel's own _text translates to where the image was loaded
+ * (crash decides the same way from the page tables when VMCOREINFO is
+ * silent).
  */
 static struct mmc_error *decide_levels(struct mmc_kernel *k, uint64_t top)
 {
 	struct mmc_geom *g = &k->geom;
 	uint64_t l5, text = mmc_kernel_sym(k, MMC_SYM_TEXT);
 	uint64_t want = text - X86_64_START_KERNEL_MAP + k->phys_base;
+	bool unreadable = false;
 	unsigned int levels;
 
 	if (k->vmcoreinfo &&
 	    mmc_vmcoreinfo_number(k->vmcoreinfo, "NUMBER(pgtable_l5_enabled)", &l5)) {
 		g->pgtable_levels = l5 ? 5 : 4;
 		g->levels_origin = MMC_LEVELS_VMCOREINFO;
+		switch (text_translates(k, top, g->pgtable_levels)) {
+		case TEXT_ELSEWHERE:
+			return contradiction(k, top, g->pgtable_levels, true);
+		case TEXT_UNREADABLE:	/* damage: the walk says what it cannot read */
+		case TEXT_AT_LOAD:
+			break;
+		}
 		return NULL;
 	}
 	for (levels = 4; levels <= 5; levels++) {
-		struct mmc_pgtable *pgt = NULL;
-		struct mmc_error *err;
-		uint64_t pa = 0, psize = 0;
-		bool mapped = false;
+		enum text_xlat t = text_translates(k, top, levels);
 
-		err = mmc_pgtable_create(k->mem, top, levels, &pgt);
-		if (!err)
-			err = mmc_pgtable_translate(pgt, text, &mapped, &pa, &psize);
-		mmc_pgtable_destroy(pgt);
-		if (err) {
-			mmc_error_destroy(err);
-			continue;
-		}
-		if (mapped && pa == want) {
+		if (t == TEXT_AT_LOAD) {
 			g->pgtable_levels = levels;
 			g->levels_origin = MMC_LEVELS_PAGE_TABLES;
 			return NULL;
 		}
+		unreadable |= t == TEXT_UNREADABLE;
 	}
+	if (!unreadable)
+		return contradiction(k, top, 4, false);
 	return mmc_error_at(MMC_ERR_INPUT, k->dump_path, top,
 			    "no VMCOREINFO NUMBER(pgtable_l5_enabled), and _text 0x%llx translates to its load address 0x%llx neither with 4- nor with 5-level paging from the top-level page table here: wrong vmlinux or phys_base?",
 			    (unsigned long long)text, (unsigned long long)want);
@@ -436,6 +538,7 @@ void mmc_kernel_destroy(struct mmc_kernel *k)
 		return;
 	mmc_pgtable_destroy(k->pgt);
 	mmc_vmcoreinfo_destroy(k->vmcoreinfo);
+	free(k->identity_unchecked);
 	mmc_mem_destroy(k->mem);
 	mmc_layout_destroy(k->layout);
 	free(k->kernel_path);

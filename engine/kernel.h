@@ -25,9 +25,18 @@ struct mmc_kernel {
 	struct mmc_pgtable *pgt;	/* owned */
 	struct mmc_geom geom;
 	uint64_t phys_base;
+	/*
+	 * Why nothing proved that the layout is this kernel's (the dump's
+	 * VMCOREINFO has no BUILD-ID to check the layout's against), or
+	 * NULL.  A walk records it as a discovery problem: the image cannot
+	 * be complete.  Starts with MMC_IDENTITY_UNCHECKED.
+	 */
+	char *identity_unchecked;
 	char *kernel_path;		/* vmlinux or saved layout */
 	char *dump_path;
 };
+
+#define MMC_IDENTITY_UNCHECKED "build-id not checked"
 
 /* Where phys_base/KASLR come from when the memory source has no VMCOREINFO
  * (crash sessions without it): the front end knows them. */

@@ -11,6 +11,7 @@
  * CUs that define the device-memory types (mm/memremap.c, mm/mm_init.c) are
  * tried first, which usually ends the search after a handful of CUs.
  */
+#include "outfile.h"
 #include "layout.h"
 
 #include <dwarf.h>
@@ -541,9 +542,9 @@ struct mmc_error *mmc_layout_from_dwarf(const char *vmlinux_path,
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return mmc_error_create(MMC_ERR_INTERNAL, vmlinux_path,
 					"elf_version: %s", elf_errmsg(-1));
-	ctx.fd = open(vmlinux_path, O_RDONLY | O_CLOEXEC);
-	if (ctx.fd < 0)
-		return mmc_error_os(errno, vmlinux_path, "open");
+	err = mmc_infile_open(vmlinux_path, &ctx.fd);
+	if (err)
+		return err;
 	ctx.elf = elf_begin(ctx.fd, ELF_C_READ_MMAP, NULL);
 	if (!ctx.elf || elf_kind(ctx.elf) != ELF_K_ELF) {
 		err = mmc_error_create(MMC_ERR_INPUT, vmlinux_path,

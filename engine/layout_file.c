@@ -24,6 +24,7 @@
  * The reader is strict: an unknown key, a duplicate, a bad number, a wrong
  * checksum or a missing final line is an error naming the file and line.
  */
+#include "outfile.h"
 #include "layout.h"
 #include "mmc_util.h"
 
@@ -508,9 +509,9 @@ struct mmc_error *mmc_layout_load(const char *path, struct mmc_layout **out)
 	ssize_t r;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return mmc_error_os(errno, path, "open");
+	err = mmc_infile_open(path, &fd);
+	if (err)
+		return err;
 	if (fstat(fd, &st) < 0) {
 		err = mmc_error_os(errno, path, "fstat");
 		goto out;

@@ -5,6 +5,7 @@
  */
 #include "mem.h"
 #include "mmc_util.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -145,11 +146,9 @@ struct mmc_error *mmc_mem_open_file(const struct mmc_mem_ops *ops, void *priv,
 		goto fail;
 	}
 	*path_out = mem->path;
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0) {
-		err = mmc_error_os(errno, path, "open");
+	err = mmc_infile_open(path, fd);
+	if (err)
 		goto fail;
-	}
 	*out = mem;
 	return NULL;
 fail:

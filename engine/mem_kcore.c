@@ -86,6 +86,54 @@ static const struct kcore_seg *map_find(struct kcore_map *m, uint64_t addr)
 	return NULL;
 }
 
+/* Another segment than s holding addr (segments may overlap), or NULL. */
+static const struct kcore_seg *map_find_other(const struct kcore_map *m, uint64_t addr,
+					      const struct kcore_seg *s)
+{
+	size_t i;
+
+	for (i = 0; i < m->n && m->segs[i].start <= addr; i++) {
+		const struct kcore_seg *t = &m->segs[i];
+
+		if (t != s && addr - t->start < t->size)
+			return t;
+	}
+	return NULL;
+}
+
+/*
+ * A physical chunk two segments map (kcore's TEXT inside RAM; a crafted
+ * core's overlapping PT_LOADs): read from both, and what they disagree on
+ * is unreadable rather than taken from whichever segment comes first, as
+ * dump_elf.c does for a dump.  *chunk shrinks to what both hold.
+ */
+static struct mmc_error *check_alias(struct mem_kcore *kc, const struct kcore_seg *s,
+				     const struct kcore_seg *t, uint64_t cur,
+				     const unsigned char *got, size_t *chunk)
+{
+	uint64_t avail = t->size - (cur - t->start);
+	unsigned char tmp[4096];
+	size_t n, at = 0;
+
+	if (*chunk > avail)
+		*chunk = (size_t)avail;
+	while (at < *chunk) {
+		n = *chunk - at < sizeof(tmp) ? *chunk - at : sizeof(tmp);
+		if (mmc_pread_exact(kc->fd, kc->path, tmp, n,
+				    t->offset + (cur + at - t->start), "an aliased segment")) {
+			*chunk = at;	/* what both hold: the rest is read again later */
+			break;
+		}
+		if (memcmp(tmp, got + at, n))
+			return mmc_error_nodata(kc->path, cur + at, MMC_UR_CORRUPT,
+						"two PT_LOAD segments (file offsets 0x%llx and 0x%llx) map this physical address with different contents",
+						(unsigned long long)(s->offset + (cur + at - s->start)),
+						(unsigned long long)(t->offset + (cur + at - t->start)));
+		at += n;
+	}
+	return NULL;
+}
+
 static struct mmc_error *mem_kcore_read(void *priv, enum mmc_space space,
 					uint64_t addr, void *buf, size_t len,
 					size_t *done)
@@ -134,6 +182,22 @@ static struct mmc_error *mem_kcore_read(void *priv, enum mmc_space space,
 					    "file truncated: offset 0x%llx is past its end",
 					    (unsigned long long)(s->offset +
 								(cur - s->start)));
+		}
+		if (space == MMC_PHYSADDR) {
+			const struct kcore_seg *t = map_find_other(m, cur, s);
+			size_t got = (size_t)r;
+
+			if (t) {
+				struct mmc_error *err = check_alias(kc, s, t, cur, p + total, &got);
+
+				if (err) {
+					*done = total;
+					return err;
+				}
+				/* got 0: t's data is not in the file, s's stands */
+				if (got && got < (size_t)r)
+					r = (ssize_t)got;
+			}
 		}
 		total += (size_t)r;
 	}

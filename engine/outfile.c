@@ -163,6 +163,52 @@ bool mmc_outfile_is_stdout(const struct mmc_outfile *of)
 	return !of->tmp;
 }
 
+const char *mmc_outfile_tmp_path(const struct mmc_outfile *of)
+{
+	return of->tmp;
+}
+
+static struct mmc_error *input_kind(const char *path, mode_t m)
+{
+	if (S_ISREG(m) || S_ISBLK(m))
+		return NULL;
+	return mmc_error_create(MMC_ERR_USAGE, path,
+				"is %s: not read (an input is a regular file or a block device)",
+				kind_name(m));
+}
+
+struct mmc_error *mmc_infile_check(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return mmc_error_os(errno, path, "stat");
+	return input_kind(path, st.st_mode);
+}
+
+struct mmc_error *mmc_infile_open(const char *path, int *fd)
+{
+	struct mmc_error *err = NULL;
+	struct stat st;
+	int flags;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (*fd < 0)
+		return mmc_error_os(errno, path, "open");
+	if (fstat(*fd, &st) != 0)
+		err = mmc_error_os(errno, path, "fstat");
+	if (!err)
+		err = input_kind(path, st.st_mode);
+	if (!err && ((flags = fcntl(*fd, F_GETFL)) < 0 ||
+		     fcntl(*fd, F_SETFL, flags & ~O_NONBLOCK) < 0))
+		err = mmc_error_os(errno, path, "fcntl");
+	if (err) {
+		close(*fd);
+		*fd = -1;
+	}
+	return err;
+}
+
 struct mmc_error *mmc_stream_check(FILE *f, const char *what)
 {
 	int flushed = fflush(f), e = errno;

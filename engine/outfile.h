@@ -38,6 +38,22 @@ struct mmc_error *mmc_outfile_commit(struct mmc_outfile *of);
 /* Remove the temporary file; frees `of` (NULL is fine). */
 void mmc_outfile_abort(struct mmc_outfile *of);
 
+/*
+ * Inputs: open path read-only without blocking (O_NONBLOCK, cleared once
+ * open) and refuse, as MMC_ERR_USAGE naming what it is, anything but a
+ * regular file or a block device: a FIFO would block open() and read()
+ * until a writer came, a terminal or character device has no size and
+ * gives what it likes.  /proc/kcore is a regular file.  On success *fd is
+ * open (O_CLOEXEC) and the caller closes it.
+ */
+struct mmc_error *mmc_infile_open(const char *path, int *fd);
+/* The same check on stat() alone, nothing opened (a name checked before
+ * anything is read; mmc_infile_open() checks again what it opens). */
+struct mmc_error *mmc_infile_check(const char *path);
+/* The temporary file being written ("path.tmp.XXXXXX"), NULL for standard
+ * output: for a front end that removes it when a signal ends the process. */
+const char *mmc_outfile_tmp_path(const struct mmc_outfile *of);
+
 /* fflush + ferror of a stream the caller keeps (stdout, stderr): an error
  * naming `what` ("standard output") when anything written to it was lost. */
 struct mmc_error *mmc_stream_check(FILE *f, const char *what);

@@ -13,6 +13,7 @@
 #include "folio_read.h"
 #include "page_decode.h"
 #include "report.h"
+#include "report_kcidb.h"
 
 static const char *role_name(unsigned int role)
 {
@@ -38,20 +39,12 @@ static const char *state_name(unsigned int state)
 
 const char *mmc_report_type_short(const char *type_name)
 {
-	static const struct { const char *name, *short_name; } map[] = {
-		{ "MEMORY_DEVICE_GENERIC", "devdax" },
-		{ "MEMORY_DEVICE_FS_DAX", "fsdax" },
-		{ "MEMORY_DEVICE_PRIVATE", "private" },
-		{ "MEMORY_DEVICE_COHERENT", "coherent" },
-		{ "MEMORY_DEVICE_PCI_P2PDMA", "p2pdma" },
-	};
+	int i;
 
 	if (!type_name || !type_name[0])
 		return "unknown";
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (strcmp(type_name, map[i].name) == 0)
-			return map[i].short_name;
-	return type_name;
+	i = mmc_memory_type_index(type_name);
+	return i < 0 ? type_name : mmc_memory_type_short((size_t)i);
 }
 
 const char *mmc_report_range_type(const struct mmc_snapshot *snap, int64_t range)
@@ -140,18 +133,71 @@ static size_t append_discovery(const struct mmc_diff_result *res, char *buf, siz
 	return len;
 }
 
+/* "as claimed: ..." */
+static size_t claimed_sentence(const struct mmc_diff_result *res, uint64_t total, char *buf,
+			       size_t size)
+{
+	const struct mmc_diff_claims *cl = res->claims;
+	uint64_t vf = 0;
+	size_t len = 0, nr = 0;
+
+	for (size_t i = 0; i < res->nranges; i++) {
+		vf += res->ranges[i].vframes_claimed;
+		nr += res->ranges[i].verdict == MMC_AS_CLAIMED;
+	}
+	if (!res->pages_claimed && !vf && !(cl && cl->npgmap_diffs))
+		len = append(buf, size, len, "as claimed: no difference, %" PRIu64 " pages in %zu range%s, nothing unread",
+			     total, res->nranges, res->nranges == 1 ? "" : "s");
+	else
+		len = append(buf, size, len, "as claimed: %" PRIu64 " of %" PRIu64 " pages in %zu of %zu range%s differ, every difference claimed",
+			     res->pages_claimed, total, nr, res->nranges,
+			     res->nranges == 1 ? "" : "s");
+	if (vf)
+		len = append(buf, size, len, ", %" PRIu64 " vmemmap pages", vf);
+	if (cl && cl->npgmap_diffs)
+		len = append(buf, size, len, ", %zu pgmap difference%s", cl->npgmap_diffs,
+			     cl->npgmap_diffs == 1 ? "" : "s");
+	if (res->pages_not_init)
+		len = append(buf, size, len, " (%" PRIu64 " never-initialised altmap reserve pages not compared)",
+			     res->pages_not_init);
+	return len;
+}
+
 void mmc_report_diff_sentence(const struct mmc_diff_result *res, char *buf, size_t size)
 {
-	uint64_t total = diff_total_pages(res);
+	uint64_t total = diff_total_pages(res), vf;
 	size_t len = 0, ndiff = 0;
 
 	if (!size)
 		return;
 	buf[0] = 0;
 	for (size_t i = 0; i < res->nranges; i++)
-		if (res->ranges[i].verdict == MMC_DIFFERENT)
+		if (mmc_verdict_differs(res->ranges[i].verdict))
 			ndiff++;
 	switch (res->verdict) {
+	case MMC_AS_CLAIMED:
+		len = claimed_sentence(res, total, buf, size);
+		break;
+	case MMC_BEYOND_CLAIMS:
+		len = append(buf, size, len, "beyond the claims: %" PRIu64 " of %" PRIu64 " pages in %zu of %zu range%s differ beyond the claims",
+			     res->pages_differing, total, ndiff, res->nranges,
+			     res->nranges == 1 ? "" : "s");
+		vf = 0;
+		for (size_t i = 0; i < res->nranges; i++)
+			vf += res->ranges[i].vframes_differing;
+		if (vf)
+			len = append(buf, size, len, ", %" PRIu64 " vmemmap pages", vf);
+		if (res->npgmap_diffs)
+			len = append(buf, size, len, ", %zu pgmap difference%s", res->npgmap_diffs,
+				     res->npgmap_diffs == 1 ? "" : "s");
+		len = append(buf, size, len, " (%" PRIu64 " more as claimed)", res->pages_claimed);
+		if (res->pages_unreadable) {
+			len = append(buf, size, len, "; %" PRIu64 " pages unreadable in ",
+				     res->pages_unreadable);
+			len = append_unread_ranges(res, buf, size, len);
+		}
+		len = append_discovery(res, buf, size, len);
+		break;
 	case MMC_IDENTICAL:
 		len = append(buf, size, len, "identical: %" PRIu64 " pages in %zu range%s, nothing unread",
 			     total, res->nranges, res->nranges == 1 ? "" : "s");
@@ -196,8 +242,12 @@ void mmc_report_diff_sentence(const struct mmc_diff_result *res, char *buf, size
 				     res->pages_compared);
 		}
 		len = append_discovery(res, buf, size, len);
+		if (res->claims)
+			len = append(buf, size, len, "; %" PRIu64 " pages as claimed in the pages read",
+				     res->pages_claimed);
 		break;
 	}
+	mmc_report_claims_unseen(res, buf, size, len);
 }
 
 void mmc_report_lint_sentence(const struct mmc_snapshot *snap,
@@ -588,6 +638,29 @@ static void text_show(FILE *out, const struct mmc_snapshot *snap, long only)
 	}
 }
 
+bool mmc_report_show_pfn(FILE *out, const struct mmc_snapshot *snap, uint64_t pfn,
+			 enum mmc_format fmt)
+{
+	size_t nr = mmc_snapshot_nranges(snap), r;
+	struct mmc_nrec rec;
+
+	for (r = 0; r < nr; r++)
+		if (mmc_snapshot_get(snap, r, pfn, &rec))
+			break;
+	if (r == nr)
+		return false;
+	if (fmt == MMC_FMT_JSON) {
+		mmc_report_show_pfn_json(out, snap, r, pfn, &rec);
+		return true;
+	}
+	fprintf(out, "RANGE %zu, pfn 0x%" PRIx64 "\n", r, pfn);
+	fprintf(out, SHOW_HDR, "PFN", "ROLE", "STAT", "ZONE", "NODE",
+		"HEAD", "ORDER", "PGMAP", "REF", "MAP", "MAPPING", "INDEX",
+		"PRIVATE", "FLAGS");
+	show_run(out, snap, r, pfn, 1, &rec, NULL);
+	return true;
+}
+
 void mmc_report_show(FILE *out, const struct mmc_snapshot *snap, long range,
 		     enum mmc_format fmt)
 {
@@ -626,7 +699,8 @@ static void diff_fields_text(FILE *out, const struct mmc_diff_result *res)
 	}
 	if (!n)
 		return;
-	fprintf(out, "\n  %-32s  %10s\n", "FIELD", "PAGES");
+	fprintf(out, "\n  %-32s  %10s\n", res->claims ? "FIELD (BEYOND THE CLAIMS)" : "FIELD",
+		"PAGES");
 	for (size_t k = 0; k < n; k++)
 		fprintf(out, "  %-32s  %10" PRIu64 "\n", agg[k].name, agg[k].pages);
 }
@@ -707,19 +781,27 @@ static void text_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_
 	fprintf(out, "%s\n", sentence);
 	if (res->layout_differs)
 		fprintf(out, "note: the two kernels' struct layouts differ (fingerprints), slots compared by offset\n");
-	fprintf(out, "\n  %3s  %-10s  %-10s  %8s  %8s  %8s  %8s  %8s  %8s  %7s  %-10s  %s\n",
-		"#", "START_PFN", "END_PFN", "PAGES", "COMPARED", "DIFFER", "UNREAD_A",
-		"UNREAD_B", "NOT_INIT", "VFRAMES", "VERDICT", "TYPE");
+	if (res->claims)
+		fprintf(out, "\n  %3s  %-10s  %-10s  %8s  %8s  %8s  %8s  %8s  %8s  %8s  %7s  %-17s  %s\n",
+			"#", "START_PFN", "END_PFN", "PAGES", "COMPARED", "BEYOND", "CLAIMED",
+			"UNREAD_A", "UNREAD_B", "NOT_INIT", "VFRAMES", "VERDICT", "TYPE");
+	else
+		fprintf(out, "\n  %3s  %-10s  %-10s  %8s  %8s  %8s  %8s  %8s  %8s  %7s  %-10s  %s\n",
+			"#", "START_PFN", "END_PFN", "PAGES", "COMPARED", "DIFFER", "UNREAD_A",
+			"UNREAD_B", "NOT_INIT", "VFRAMES", "VERDICT", "TYPE");
 	for (size_t i = 0; i < res->nranges; i++) {
 		const struct mmc_diff_range *r = &res->ranges[i];
 		const char *type = mmc_report_range_type(r->a_index >= 0 ? a : b,
 							 r->a_index >= 0 ? r->a_index : r->b_index);
 
-		fprintf(out, "  %3zu  %#-10" PRIx64 "  %#-10" PRIx64 "  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64
-			"  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64 "  %7" PRIu64 "  %-10s  %s%s\n",
+		fprintf(out, "  %3zu  %#-10" PRIx64 "  %#-10" PRIx64 "  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64,
 			i, r->start_pfn, r->end_pfn, r->end_pfn - r->start_pfn, r->compared,
-			r->differing, r->unreadable_a, r->unreadable_b, r->not_init,
-			r->vframes_differing, mmc_verdict_name(r->verdict),
+			r->differing);
+		if (res->claims)
+			fprintf(out, "  %8" PRIu64, r->claimed);
+		fprintf(out, "  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64 "  %7" PRIu64 "  %-*s  %s%s\n",
+			r->unreadable_a, r->unreadable_b, r->not_init, r->vframes_differing,
+			res->claims ? 17 : 10, mmc_verdict_name(r->verdict),
 			mmc_report_type_short(type),
 			r->a_index < 0 ? " (only in patched)" : r->b_index < 0 ? " (only in base)" : "");
 	}
@@ -737,7 +819,8 @@ static void text_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_
 	for (size_t i = 0; i < res->npgmap_diffs; i++)
 		fprintf(out, "%s%s\n", i ? "" : "\nPGMAP DIFFERENCES\n  ", res->pgmap_diffs[i]);
 	if (res->ngroups) {
-		fprintf(out, "\nGROUPS (%zu of %" PRIu64 ")\n", res->ngroups, res->groups_total);
+		fprintf(out, "\nGROUPS%s (%zu of %" PRIu64 ")\n",
+			res->claims ? " BEYOND THE CLAIMS" : "", res->ngroups, res->groups_total);
 		fprintf(out, "  %5s  %-40s  %8s  %s\n", "RANGE", "PFN RANGE", "PAGES", "FIELDS");
 		for (size_t i = 0; i < res->ngroups;) {
 			const struct mmc_diff_group *g = &res->groups[i];
@@ -771,9 +854,11 @@ static void text_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_
 		}
 	}
 	if (res->npages)
-		fprintf(out, "\nFIRST %zu DIFFERING PAGES (base vs patched)\n", res->npages);
+		fprintf(out, "\nFIRST %zu DIFFERING PAGES%s (base vs patched)\n", res->npages,
+			res->claims ? " BEYOND THE CLAIMS" : "");
 	for (size_t i = 0; i < res->npages; i++)
 		diff_page_text(out, a, b, &res->pages[i]);
+	mmc_report_claims_text(out, res);
 }
 
 void mmc_report_diff(FILE *out, const struct mmc_snapshot *a,
@@ -782,6 +867,8 @@ void mmc_report_diff(FILE *out, const struct mmc_snapshot *a,
 {
 	if (fmt == MMC_FMT_TEXT)
 		text_diff(out, a, b, res);
+	else if (fmt == MMC_FMT_KCIDB)
+		mmc_report_diff_kcidb(out, a, b, res, NULL);
 	else
 		mmc_report_diff_other(out, a, b, res, fmt);
 }

@@ -15,7 +15,8 @@
 #include "page_decode.h"
 #include "snapshot.h"
 
-enum mmc_format { MMC_FMT_TEXT, MMC_FMT_JSON, MMC_FMT_KTAP, MMC_FMT_JUNIT };
+/* KCIDB: diff only (report_kcidb.h); the other renderers write nothing for it. */
+enum mmc_format { MMC_FMT_TEXT, MMC_FMT_JSON, MMC_FMT_KTAP, MMC_FMT_JUNIT, MMC_FMT_KCIDB };
 
 /* Table of pgmaps and ranges (type, flags, vmemmap_shift, altmap, pfns by role). */
 void mmc_report_ranges(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt);
@@ -24,6 +25,10 @@ void mmc_report_ranges(FILE *out, const struct mmc_snapshot *snap, enum mmc_form
  * refcount, mapcount, mapping, index, private, folio fields. */
 void mmc_report_show(FILE *out, const struct mmc_snapshot *snap, long range,
 		     enum mmc_format fmt);
+/* The struct page of one pfn, decoded as show does; false (nothing
+ * printed) when no range of snap holds it. */
+bool mmc_report_show_pfn(FILE *out, const struct mmc_snapshot *snap, uint64_t pfn,
+			 enum mmc_format fmt);
 /* "identical, N pages in M ranges, nothing unread" or the differences:
  * per range and per field counts, groups by pfn range, then the first
  * pages with raw and decoded values from both sides. */
@@ -55,10 +60,36 @@ const char *mmc_report_levels_origin(const struct mmc_geom *g);
 const char *mmc_report_dax_state(enum mmc_dax_state state);
 void mmc_report_ranges_other(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt);
 void mmc_report_show_json(FILE *out, const struct mmc_snapshot *snap, long range);
+void mmc_report_show_pfn_json(FILE *out, const struct mmc_snapshot *snap, size_t range,
+			      uint64_t pfn, const struct mmc_nrec *rec);
 void mmc_report_diff_other(FILE *out, const struct mmc_snapshot *a,
 			   const struct mmc_snapshot *b,
 			   const struct mmc_diff_result *res, enum mmc_format fmt);
 void mmc_report_lint_other(FILE *out, const struct mmc_snapshot *snap,
 			   const struct mmc_lint_result *res, enum mmc_format fmt);
+/* XML text escaping (JUnit). */
+void mmc_report_xml_string(FILE *out, const char *s);
+
+/*
+ * The claims part of a diff report (report_claims.c), when the diff had
+ * claims (res->claims): per claim its pages, vmemmap pages, ranges and
+ * fields with its reason; per range the claims that covered it; the
+ * claims not seen.
+ */
+/* "; claimed but not seen: a, b" (nothing when every claim was seen). */
+size_t mmc_report_claims_unseen(const struct mmc_diff_result *res, char *buf, size_t size,
+				size_t len);
+void mmc_report_claims_text(FILE *out, const struct mmc_diff_result *res);
+/* ,"claims":{...} */
+void mmc_report_claims_json(FILE *out, const struct mmc_diff_result *res);
+/* One KTAP test per claim, numbered from first. */
+void mmc_report_claims_ktap(FILE *out, const struct mmc_diff_result *res, size_t first);
+/* One JUnit testcase per claim; failures and skipped they add. */
+void mmc_report_claims_junit_counts(const struct mmc_diff_result *res, size_t *failures,
+				    size_t *skipped);
+void mmc_report_claims_junit(FILE *out, const struct mmc_diff_result *res);
+/* "pfn 0x...: 15810 pages as claimed (stale-head)" diagnostics of range i. */
+void mmc_report_claims_range_note(FILE *out, const struct mmc_diff_result *res, size_t i,
+				  const char *prefix);
 
 #endif

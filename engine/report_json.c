@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "folio_read.h"
@@ -34,7 +35,7 @@ void mmc_json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void xml_string(FILE *out, const char *s)
+void mmc_report_xml_string(FILE *out, const char *s)
 {
 	for (; s && *s; s++) {
 		unsigned char ch = (unsigned char)*s;
@@ -243,7 +244,7 @@ void mmc_report_ranges_other(FILE *out, const struct mmc_snapshot *snap, enum mm
 			fprintf(out, "ok %zu %s\n", i + 1, name);
 		} else {
 			fputs("    <testcase classname=\"memmapcheck.ranges\" name=\"", out);
-			xml_string(out, name);
+			mmc_report_xml_string(out, name);
 			fputs("\"/>\n", out);
 		}
 	}
@@ -327,6 +328,18 @@ static void json_show_decoded(FILE *out, const struct mmc_snapshot *snap, size_t
 		if (fv.valid)
 			json_folio(out, &fv);
 	}
+}
+
+void mmc_report_show_pfn_json(FILE *out, const struct mmc_snapshot *snap, size_t range,
+			      uint64_t pfn, const struct mmc_nrec *rec)
+{
+	fputs("{\"snapshot\":", out);
+	json_info(out, snap);
+	fprintf(out, ",\"range\":%zu,\"page\":{\"pfn\":%" PRIu64 ",", range, pfn);
+	json_record(out, rec);
+	if (rec->state == MMC_PS_READ || rec->state == MMC_PS_NOT_INIT)
+		json_show_decoded(out, snap, range, pfn, rec);
+	fputs("}}\n", out);
 }
 
 /* The range's vmemmap frame runs: frame i of a run has share_back +
@@ -439,11 +452,16 @@ static void json_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_
 			",\"b_index\":%" PRId64 ",\"type\":\"%s\",\"compared\":%" PRIu64 ",\"differing\":%" PRIu64
 			",\"unreadable_a\":%" PRIu64 ",\"unreadable_b\":%" PRIu64 ",\"not_init\":%" PRIu64
 			",\"vframes_differing\":%" PRIu64 ",\"vprot_not_compared\":%" PRIu64
-			",\"unproven\":%s,\"verdict\":\"%s\",\"fields\":{",
+			",\"unproven\":%s,\"verdict\":\"%s\",%s",
 			i ? "," : "", r->start_pfn, r->end_pfn, r->a_index, r->b_index,
 			mmc_report_type_short(type), r->compared, r->differing, r->unreadable_a,
 			r->unreadable_b, r->not_init, r->vframes_differing, r->vprot_not_compared,
-			r->unproven ? "true" : "false", mmc_verdict_name(r->verdict));
+			r->unproven ? "true" : "false", mmc_verdict_name(r->verdict),
+			res->claims ? "" : "\"fields\":{");
+		if (res->claims)
+			fprintf(out, "\"claimed\":%" PRIu64 ",\"vframes_claimed\":%" PRIu64
+				",\"range_claimed\":%s,\"fields\":{", r->claimed, r->vframes_claimed,
+				r->range_claimed ? "true" : "false");
 		for (size_t f = 0; f < r->nfields && f < MMC_DIFF_MAX_FIELDS; f++) {
 			if (f)
 				fputc(',', out);
@@ -521,7 +539,9 @@ static void json_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_
 			fputc(',', out);
 		mmc_json_string(out, res->pgmap_diffs[i]);
 	}
-	fputs("]}\n", out);
+	fputc(']', out);
+	mmc_report_claims_json(out, res);
+	fputs("}\n", out);
 }
 
 /* Range failure text, e.g. "511 of 65536 pages differ". */
@@ -533,9 +553,10 @@ static void range_failure(const struct mmc_diff_range *r, char *buf, size_t size
 	else if (r->a_index < 0 || r->b_index < 0)
 		snprintf(buf, size, "range only in the %s image",
 			 r->a_index < 0 ? "patched" : "base");
-	else if (r->verdict == MMC_DIFFERENT)
-		snprintf(buf, size, "%" PRIu64 " of %" PRIu64 " pages differ%s", r->differing,
-			 r->end_pfn - r->start_pfn, r->vframes_differing ? ", vmemmap frames differ" : "");
+	else if (mmc_verdict_differs(r->verdict))
+		snprintf(buf, size, "%" PRIu64 " of %" PRIu64 " pages differ%s%s", r->differing,
+			 r->end_pfn - r->start_pfn, r->verdict == MMC_BEYOND_CLAIMS ? " beyond the claims" : "",
+			 r->vframes_differing ? ", vmemmap frames differ" : "");
 	else
 		snprintf(buf, size, "incomplete: %" PRIu64 " base and %" PRIu64 " patched pages unreadable",
 			 r->unreadable_a, r->unreadable_b);
@@ -547,7 +568,7 @@ static void ktap_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_
 	char sentence[1024], name[96], why[160];
 
 	mmc_report_diff_sentence(res, sentence, sizeof(sentence));
-	ktap_header(out, res->nranges);
+	ktap_header(out, res->nranges + (res->claims ? res->claims->nclaims : 0));
 	fprintf(out, "# memmapcheck diff: %s\n", sentence);
 	for (size_t i = 0; i < res->npgmap_diffs; i++)
 		fprintf(out, "# pgmap: %s\n", res->pgmap_diffs[i]);
@@ -557,7 +578,8 @@ static void ktap_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_
 							 r->a_index >= 0 ? r->a_index : r->b_index);
 
 		range_name(name, sizeof(name), r->start_pfn, r->end_pfn, type);
-		if (r->verdict == MMC_IDENTICAL) {
+		if (r->verdict == MMC_IDENTICAL || r->verdict == MMC_AS_CLAIMED) {
+			mmc_report_claims_range_note(out, res, i, "# ");
 			fprintf(out, "ok %zu %s\n", i + 1, name);
 			continue;
 		}
@@ -574,8 +596,25 @@ static void ktap_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_
 				fprintf(out, "# pfn 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " pages): %s\n",
 					res->groups[g].first_pfn, res->groups[g].last_pfn,
 					res->groups[g].npages, res->groups[g].fields);
+		mmc_report_claims_range_note(out, res, i, "# ");
 		fprintf(out, "not ok %zu %s\n", i + 1, name);
 	}
+	mmc_report_claims_ktap(out, res, res->nranges + 1);
+}
+
+/* What the claims covered in range i, as XML text. */
+static void junit_claims_of_range(FILE *out, const struct mmc_diff_result *res, size_t i)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return;
+	mmc_report_claims_range_note(m, res, i, "");
+	fclose(m);
+	mmc_report_xml_string(out, text);
+	free(text);
 }
 
 static void junit_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_snapshot *b,
@@ -585,12 +624,14 @@ static void junit_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc
 	char name[96], why[160];
 
 	for (size_t i = 0; i < res->nranges; i++) {
-		if (res->ranges[i].verdict == MMC_DIFFERENT)
+		if (mmc_verdict_differs(res->ranges[i].verdict))
 			failures++;
 		else if (res->ranges[i].verdict == MMC_INCOMPLETE)
 			skipped++;
 	}
-	junit_open(out, "diff", res->nranges, failures, skipped);
+	mmc_report_claims_junit_counts(res, &failures, &skipped);
+	junit_open(out, "diff", res->nranges + (res->claims ? res->claims->nclaims : 0), failures,
+		   skipped);
 	for (size_t i = 0; i < res->nranges; i++) {
 		const struct mmc_diff_range *r = &res->ranges[i];
 		const char *type = mmc_report_range_type(r->a_index >= 0 ? a : b,
@@ -598,24 +639,30 @@ static void junit_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc
 
 		range_name(name, sizeof(name), r->start_pfn, r->end_pfn, type);
 		fputs("    <testcase classname=\"memmapcheck.diff\" name=\"", out);
-		xml_string(out, name);
+		mmc_report_xml_string(out, name);
 		if (r->verdict == MMC_IDENTICAL) {
 			fputs("\"/>\n", out);
 			continue;
 		}
 		fputs("\">\n", out);
+		if (r->verdict == MMC_AS_CLAIMED) {
+			fputs("      <system-out>", out);
+			junit_claims_of_range(out, res, i);
+			fputs("</system-out>\n    </testcase>\n", out);
+			continue;
+		}
 		range_failure(r, why, sizeof(why));
 		if (r->verdict == MMC_INCOMPLETE) {
 			fputs("      <skipped message=\"", out);
-			xml_string(out, why);
+			mmc_report_xml_string(out, why);
 			fputs("\"/>\n    </testcase>\n", out);
 			continue;
 		}
 		fputs("      <failure type=\"different\" message=\"", out);
-		xml_string(out, why);
+		mmc_report_xml_string(out, why);
 		fputs("\">", out);
 		for (size_t f = 0; f < r->nfields && f < MMC_DIFF_MAX_FIELDS; f++) {
-			xml_string(out, r->fields[f].name);
+			mmc_report_xml_string(out, r->fields[f].name);
 			fprintf(out, ": %" PRIu64 " pages\n", r->fields[f].pages);
 		}
 		for (size_t g = 0; g < res->ngroups; g++)
@@ -623,11 +670,18 @@ static void junit_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc
 				fprintf(out, "pfn 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " pages): ",
 					res->groups[g].first_pfn, res->groups[g].last_pfn,
 					res->groups[g].npages);
-				xml_string(out, res->groups[g].fields);
+				mmc_report_xml_string(out, res->groups[g].fields);
 				fputc('\n', out);
 			}
-		fputs("</failure>\n    </testcase>\n", out);
+		fputs("</failure>\n", out);
+		if (r->claimed || r->vframes_claimed) {
+			fputs("      <system-out>", out);
+			junit_claims_of_range(out, res, i);
+			fputs("</system-out>\n", out);
+		}
+		fputs("    </testcase>\n", out);
 	}
+	mmc_report_claims_junit(out, res);
 	junit_close(out);
 }
 
@@ -788,7 +842,7 @@ static void lint_ci(FILE *out, const struct mmc_snapshot *snap,
 			continue;
 		}
 		fputs("    <testcase classname=\"memmapcheck.lint\" name=\"", out);
-		xml_string(out, name);
+		mmc_report_xml_string(out, name);
 		if (!bad) {
 			fputs("\"/>\n", out);
 			continue;
@@ -806,9 +860,9 @@ static void lint_ci(FILE *out, const struct mmc_snapshot *snap,
 
 			if (v->range != r)
 				continue;
-			xml_string(out, v->rule);
+			mmc_report_xml_string(out, v->rule);
 			fprintf(out, ": pfn 0x%" PRIx64 " (%" PRIu64 " pages): ", v->pfn, v->npages);
-			xml_string(out, v->message);
+			mmc_report_xml_string(out, v->message);
 			fputc('\n', out);
 		}
 		fputs("</failure>\n    </testcase>\n", out);

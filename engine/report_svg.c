@@ -22,6 +22,7 @@
 #define ROW_H		14
 #define ROW_PITCH	17
 #define DIFF_COLOUR	"#d62728"
+#define CLAIM_COLOUR	"#2ca02c"	/* differs as a claim says (--claims) */
 #define EMPTY_COLOUR	"#f2f2f2"
 
 enum kind {
@@ -44,7 +45,9 @@ static const struct {
 
 struct field_row {
 	char name[48];
-	uint64_t *cnt;
+	uint64_t *cnt;		/* differing pages no claim covers, per column */
+	uint64_t *ccnt;		/* differing pages a claim covers */
+	const char *claim;	/* the first claim seen covering the row */
 };
 
 struct map {
@@ -52,9 +55,11 @@ struct map {
 	unsigned int ncols, colw;
 	uint64_t *kind[K_N];
 	uint64_t *any;			/* differing pages per column */
+	uint64_t *cany;			/* claimed differing pages per column */
 	size_t nfields, fields_cap;
 	struct field_row *fields;
 	uint64_t placed;		/* differing pages located by groups */
+	uint64_t cplaced;		/* claimed pages located by claimed groups */
 };
 
 /* ---- binning ---- */
@@ -178,10 +183,73 @@ static uint64_t *field_row(struct map *m, const char *name, size_t len)
 	memcpy(f->name, name, len);
 	f->name[len] = 0;
 	f->cnt = calloc(m->ncols, sizeof(*f->cnt));
-	if (!f->cnt)
+	f->ccnt = calloc(m->ncols, sizeof(*f->ccnt));
+	f->claim = NULL;
+	if (!f->cnt || !f->ccnt) {
+		free(f->cnt);
+		free(f->ccnt);
 		return NULL;
+	}
 	m->nfields++;
 	return f->cnt;
+}
+
+/* The claimed counts of the row named name (made if new). */
+static struct field_row *row_of(struct map *m, const char *name, size_t len)
+{
+	if (!field_row(m, name, len))
+		return NULL;
+	for (size_t i = 0; i < m->nfields; i++)
+		if (strlen(m->fields[i].name) == (len < sizeof(m->fields[i].name) ? len :
+						  sizeof(m->fields[i].name) - 1) &&
+		    !memcmp(m->fields[i].name, name, strlen(m->fields[i].name)))
+			return &m->fields[i];
+	return NULL;
+}
+
+/* Claimed differences (res->claims): their groups, and a claimed range
+ * only in one image. */
+static struct mmc_error *add_claimed(struct map *m, const struct mmc_diff_result *res,
+				     size_t ri)
+{
+	const struct mmc_diff_claims *cl = res->claims;
+	const struct mmc_diff_range *dr = &res->ranges[ri];
+
+	if (!cl)
+		return NULL;
+	if (dr->range_claimed) {
+		struct field_row *r = row_of(m, "range", 5);
+
+		if (!r)
+			return mmc_error_nomem();
+		add_span(m, r->ccnt, dr->start_pfn, dr->end_pfn);
+		add_span(m, m->cany, dr->start_pfn, dr->end_pfn);
+		m->cplaced = dr->claimed;
+		return NULL;
+	}
+	for (size_t i = 0; i < cl->ngroups; i++) {
+		const struct mmc_diff_group *g = &cl->groups[i];
+		const char *p = g->fields;
+
+		if (g->range != ri)
+			continue;
+		add_span(m, m->cany, g->first_pfn, g->last_pfn + 1);
+		m->cplaced += g->npages;
+		while (*p) {
+			size_t len = strcspn(p, ",");
+			struct field_row *r = row_of(m, p, len);
+
+			if (!r)
+				return mmc_error_nomem();
+			add_span(m, r->ccnt, g->first_pfn, g->last_pfn + 1);
+			if (!r->claim && g->claim >= 0 && (size_t)g->claim < cl->nclaims)
+				r->claim = cl->claim[g->claim].name;
+			p += len;
+			if (*p == ',')
+				p++;
+		}
+	}
+	return NULL;
 }
 
 static struct mmc_error *add_diffs(struct map *m, const struct mmc_diff_result *res,
@@ -193,6 +261,8 @@ static struct mmc_error *add_diffs(struct map *m, const struct mmc_diff_result *
 	for (size_t i = 0; i < dr->nfields; i++)
 		if (!field_row(m, dr->fields[i].name, strlen(dr->fields[i].name)))
 			return mmc_error_nomem();
+	if ((dr->a_index < 0 || dr->b_index < 0) && !dr->nfields)
+		return add_claimed(m, res, ri);
 	if (dr->a_index < 0 || dr->b_index < 0) {
 		uint64_t *row = field_row(m, dr->fields[0].name, strlen(dr->fields[0].name));
 
@@ -223,17 +293,20 @@ static struct mmc_error *add_diffs(struct map *m, const struct mmc_diff_result *
 				p++;
 		}
 	}
-	return NULL;
+	return add_claimed(m, res, ri);
 }
 
 static void map_free(struct map *m)
 {
 	for (int k = 0; k < K_N; k++)
 		free(m->kind[k]);
-	for (size_t i = 0; i < m->nfields; i++)
+	for (size_t i = 0; i < m->nfields; i++) {
 		free(m->fields[i].cnt);
+		free(m->fields[i].ccnt);
+	}
 	free(m->fields);
 	free(m->any);
+	free(m->cany);
 }
 
 /* ---- SVG ---- */
@@ -267,14 +340,53 @@ static uint64_t sum(const uint64_t *cnt, unsigned int c0, unsigned int c1)
 	return n;
 }
 
-/* One row: light background, then a rect per run of non-empty columns. */
-static void svg_row(FILE *f, const struct map *m, int y, const char *label,
-		    const char *colour, const uint64_t *cnt, bool differ,
-		    const uint64_t *tint_cnt[], const char *tint[], size_t ntint)
+/* Rects of the runs of columns cnt has pages in. */
+static void svg_runs(FILE *f, const struct map *m, int y, const char *label,
+		     const char *colour, const uint64_t *cnt, bool differ, const char *how,
+		     const char *claim)
 {
-	unsigned int c = 0;
 	uint64_t n;
 
+	for (unsigned int c = 0; c < m->ncols;) {
+		unsigned int c1 = c;
+
+		if (!cnt[c]) {
+			c++;
+			continue;
+		}
+		while (c1 < m->ncols && cnt[c1])
+			c1++;
+		fprintf(f, "<rect x=\"%u\" y=\"%d\" width=\"%u\" height=\"%d\" fill=\"%s\"",
+			PLOT_X + c * m->colw, y, (c1 - c) * m->colw, ROW_H, colour);
+		if (claim) {
+			fputs(" data-claim=\"", f);
+			xml_text(f, claim);
+			fputc('"', f);
+		}
+		fputs("><title>", f);
+		xml_text(f, label);
+		n = sum(cnt, c, c1);
+		fprintf(f, ": pfn %#" PRIx64 "-%#" PRIx64 ", %" PRIu64 " page%s%s%s", col_lo(m, c),
+			col_lo(m, c1) - 1, n, n == 1 ? "" : "s",
+			!differ ? "" : n == 1 ? " differs" : " differ", differ ? how : "");
+		if (claim) {
+			fputs(" (", f);
+			xml_text(f, claim);
+			fputc(')', f);
+		}
+		fputs("</title></rect>\n", f);
+		c = c1;
+	}
+}
+
+/* One row: light background, the tints, then a rect per run of non-empty
+ * columns: claimed differences (ccnt) first, what no claim covers over
+ * them. */
+static void svg_row(FILE *f, const struct map *m, int y, const char *label,
+		    const char *colour, const uint64_t *cnt, bool differ,
+		    const uint64_t *tint_cnt[], const char *tint[], size_t ntint,
+		    const uint64_t *ccnt, const char *claim)
+{
 	fprintf(f, "<g class=\"row\" data-row=\"");
 	xml_text(f, label);
 	fprintf(f, "\" data-y=\"%d\" data-height=\"%d\">\n", y, ROW_H);
@@ -283,7 +395,7 @@ static void svg_row(FILE *f, const struct map *m, int y, const char *label,
 	fprintf(f, "</text>\n<rect x=\"%d\" y=\"%d\" width=\"%u\" height=\"%d\" fill=\"%s\"/>\n",
 		PLOT_X, y, m->ncols * m->colw, ROW_H, EMPTY_COLOUR);
 	for (size_t t = 0; t < ntint; t++) {
-		for (c = 0; c < m->ncols;) {
+		for (unsigned int c = 0; c < m->ncols;) {
 			unsigned int c1 = c;
 
 			if (!tint_cnt[t][c]) {
@@ -297,24 +409,9 @@ static void svg_row(FILE *f, const struct map *m, int y, const char *label,
 			c = c1;
 		}
 	}
-	for (c = 0; c < m->ncols;) {
-		unsigned int c1 = c;
-
-		if (!cnt[c]) {
-			c++;
-			continue;
-		}
-		while (c1 < m->ncols && cnt[c1])
-			c1++;
-		fprintf(f, "<rect x=\"%u\" y=\"%d\" width=\"%u\" height=\"%d\" fill=\"%s\">"
-			"<title>", PLOT_X + c * m->colw, y, (c1 - c) * m->colw, ROW_H, colour);
-		xml_text(f, label);
-		n = sum(cnt, c, c1);
-		fprintf(f, ": pfn %#" PRIx64 "-%#" PRIx64 ", %" PRIu64 " page%s%s</title></rect>\n",
-			col_lo(m, c), col_lo(m, c1) - 1, n, n == 1 ? "" : "s",
-			!differ ? "" : n == 1 ? " differs" : " differ");
-		c = c1;
-	}
+	if (ccnt)
+		svg_runs(f, m, y, label, CLAIM_COLOUR, ccnt, true, " as claimed", claim);
+	svg_runs(f, m, y, label, colour, cnt, differ, ccnt ? " beyond the claims" : "", NULL);
 	fputs("</g>\n", f);
 }
 
@@ -368,7 +465,7 @@ static void svg_range(FILE *f, const struct map *m, const struct mmc_snapshot *a
 	int y, width = PLOT_X + (int)(m->ncols * m->colw) + 60, height;
 	int nrows = K_N + 1 + (int)m->nfields;
 
-	height = 78 + nrows * ROW_PITCH + 22 + 70;
+	height = 78 + nrows * ROW_PITCH + 22 + 70 + (res->claims ? 40 : 0);
 	range_title(s, sidx, what, sizeof(what));
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -386,8 +483,12 @@ static void svg_range(FILE *f, const struct map *m, const struct mmc_snapshot *a
 		ri, dr->start_pfn, dr->end_pfn - 1, m->npages, m->npages >> 8);
 	xml_text(f, what);
 	fputs("</text>\n", f);
-	fprintf(f, "<text x=\"8\" y=\"36\">%s: %" PRIu64 " of %" PRIu64 " compared pages differ",
-		mmc_verdict_name(dr->verdict), dr->differing, dr->compared);
+	if (res->claims)
+		fprintf(f, "<text x=\"8\" y=\"36\">%s: %" PRIu64 " of %" PRIu64 " compared pages differ beyond the claims, %" PRIu64 " as claimed",
+			mmc_verdict_name(dr->verdict), dr->differing, dr->compared, dr->claimed);
+	else
+		fprintf(f, "<text x=\"8\" y=\"36\">%s: %" PRIu64 " of %" PRIu64 " compared pages differ",
+			mmc_verdict_name(dr->verdict), dr->differing, dr->compared);
 	if (dr->unreadable_a || dr->unreadable_b)
 		fprintf(f, "; unreadable: %" PRIu64 " base, %" PRIu64 " new",
 			dr->unreadable_a, dr->unreadable_b);
@@ -411,7 +512,8 @@ static void svg_range(FILE *f, const struct map *m, const struct mmc_snapshot *a
 	fprintf(f, "<text x=\"%d\" y=\"%d\" font-style=\"italic\">%s pages</text>\n",
 		PLOT_X, y - 4, s == a ? "base" : "new");
 	for (int k = 0; k < K_N; k++) {
-		svg_row(f, m, y, kinds[k].label, kinds[k].colour, m->kind[k], false, NULL, NULL, 0);
+		svg_row(f, m, y, kinds[k].label, kinds[k].colour, m->kind[k], false, NULL, NULL, 0,
+			NULL, NULL);
 		y += ROW_PITCH;
 		if (kinds[k].tint) {
 			tint_cnt[ntint] = m->kind[k];
@@ -421,17 +523,33 @@ static void svg_range(FILE *f, const struct map *m, const struct mmc_snapshot *a
 	y += 16;
 	fprintf(f, "<text x=\"%d\" y=\"%d\" font-style=\"italic\">differs in</text>\n",
 		PLOT_X, y - 4);
-	svg_row(f, m, y, "any field", DIFF_COLOUR, m->any, true, tint_cnt, tint, ntint);
+	svg_row(f, m, y, "any field", DIFF_COLOUR, m->any, true, tint_cnt, tint, ntint,
+		m->cany, NULL);
 	y += ROW_PITCH;
 	for (size_t i = 0; i < m->nfields; i++) {
 		svg_row(f, m, y, m->fields[i].name, DIFF_COLOUR, m->fields[i].cnt, true,
-			tint_cnt, tint, ntint);
+			tint_cnt, tint, ntint, m->cany ? m->fields[i].ccnt : NULL,
+			m->fields[i].claim);
 		y += ROW_PITCH;
 	}
 	svg_axis(f, m, y + 2);
 	y += 44;
-	fprintf(f, "<text x=\"8\" y=\"%d\">red: at least one page of the column differs in the row's "
-		"field; shaded: altmap memmap pfns (green), reserve (yellow), unreadable (grey)</text>\n", y);
+	if (res->claims) {
+		fprintf(f, "<text x=\"8\" y=\"%d\">red: a page of the column differs in the row's field beyond "
+			"the claims; dark green: differs as claimed (the claim in the tooltip)</text>\n", y);
+		fputs("<text x=\"8\" y=\"", f);
+		fprintf(f, "%d\">shaded: altmap memmap pfns (light green), reserve (yellow), unreadable (grey); claims: ",
+			y + 16);
+		xml_text(f, base_name(res->claims->file));
+		fputs("</text>\n", f);
+		fprintf(f, "<g class=\"legend\"><rect x=\"8\" y=\"%d\" width=\"12\" height=\"12\" fill=\"" DIFF_COLOUR "\"/>"
+			"<text x=\"24\" y=\"%d\">beyond the claims</text>"
+			"<rect x=\"180\" y=\"%d\" width=\"12\" height=\"12\" fill=\"" CLAIM_COLOUR "\"/>"
+			"<text x=\"196\" y=\"%d\">as claimed</text></g>\n", y + 24, y + 34, y + 24, y + 34);
+	} else {
+		fprintf(f, "<text x=\"8\" y=\"%d\">red: at least one page of the column differs in the row's "
+			"field; shaded: altmap memmap pfns (green), reserve (yellow), unreadable (grey)</text>\n", y);
+	}
 	fputs("</svg>\n", f);
 }
 
@@ -470,6 +588,8 @@ static struct mmc_error *write_range(const char *dir, const struct mmc_snapshot 
 		if (!(m.kind[k] = calloc(m.ncols + 1, sizeof(uint64_t))))
 			goto nomem;
 	if (!(m.any = calloc(m.ncols + 1, sizeof(uint64_t))))
+		goto nomem;
+	if (res->claims && !(m.cany = calloc(m.ncols + 1, sizeof(uint64_t))))
 		goto nomem;
 	if (dr->a_index >= 0) {
 		add_kinds(&m, a, (size_t)dr->a_index, false, K_UNREAD_A);

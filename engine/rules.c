@@ -420,3 +420,62 @@ bool mmc_rule_by_name(const char *name, enum mmc_rule *rule)
 	}
 	return false;
 }
+
+static const struct {
+	const char *short_name, *kernel;
+} memory_types[] = {
+	{ "devdax", "MEMORY_DEVICE_GENERIC" },
+	{ "fsdax", "MEMORY_DEVICE_FS_DAX" },
+	{ "private", "MEMORY_DEVICE_PRIVATE" },
+	{ "coherent", "MEMORY_DEVICE_COHERENT" },
+	{ "p2pdma", "MEMORY_DEVICE_PCI_P2PDMA" },
+};
+
+size_t mmc_memory_type_count(void)
+{
+	return sizeof(memory_types) / sizeof(memory_types[0]);
+}
+
+const char *mmc_memory_type_short(size_t i)
+{
+	return i < mmc_memory_type_count() ? memory_types[i].short_name : NULL;
+}
+
+const char *mmc_memory_type_kernel(size_t i)
+{
+	return i < mmc_memory_type_count() ? memory_types[i].kernel : NULL;
+}
+
+int mmc_memory_type_index(const char *name)
+{
+	for (size_t i = 0; name && i < mmc_memory_type_count(); i++)
+		if (!strcmp(name, memory_types[i].short_name) ||
+		    !strcmp(name, memory_types[i].kernel))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * The renames layout.c's member table resolves (its fallback spellings):
+ * page->compound_head became compound_info with the 7.x compound_head
+ * rework; page->index became __folio_index (folio->index is the name);
+ * 6.1's struct folio called page[1]'s entire mapcount _total_mapcount.
+ */
+static const struct {
+	const char *old_name, *new_name;
+} field_renames[] = {
+	{ "compound_head", "compound_info" },
+	{ "index", "__folio_index" },
+	{ "_total_mapcount", "_entire_mapcount" },
+};
+
+const char *mmc_field_rename(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(field_renames) / sizeof(field_renames[0]); i++) {
+		if (!strcmp(name, field_renames[i].old_name))
+			return field_renames[i].new_name;
+		if (!strcmp(name, field_renames[i].new_name))
+			return field_renames[i].old_name;
+	}
+	return NULL;
+}

@@ -224,4 +224,24 @@ const struct mmc_rule_info *mmc_rule_info(enum mmc_rule rule);
 /* false if no rule has that name. */
 bool mmc_rule_by_name(const char *name, enum mmc_rule *rule);
 
+/* ---- names the front ends and claims files use ---- */
+
+/*
+ * enum memory_type (include/linux/memremap.h) by the short names the
+ * diff's TYPE column and claims files use: devdax (MEMORY_DEVICE_GENERIC),
+ * fsdax (_FS_DAX), private, coherent, p2pdma (_PCI_P2PDMA).
+ */
+size_t mmc_memory_type_count(void);
+const char *mmc_memory_type_short(size_t i);
+const char *mmc_memory_type_kernel(size_t i);
+/* Index of a short or kernel name; -1 if neither. */
+int mmc_memory_type_index(const char *name);
+
+/*
+ * struct page / struct folio members the kernel renamed between the
+ * versions read (layout.c resolves both spellings): the other name of
+ * `name` ("compound_head" <-> "compound_info"), NULL if it was not renamed.
+ */
+const char *mmc_field_rename(const char *name);
+
 #endif

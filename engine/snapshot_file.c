@@ -6,6 +6,7 @@
  * section with bounds checks: every error names the file and the byte
  * offset.  Writing: snapshot_write.c.
  */
+#include "outfile.h"
 #include "snapshot.h"
 
 #include "mmc_util.h"
@@ -640,9 +641,9 @@ struct mmc_error *mmc_snapshot_load(const char *path, struct mmc_snapshot **out)
 	struct stat st;
 
 	*out = NULL;
-	r.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r.fd < 0)
-		return mmc_error_os(errno, path, "open");
+	err = mmc_infile_open(path, &r.fd);
+	if (err)
+		return err;
 	if (fstat(r.fd, &st) != 0) {
 		err = mmc_error_os(errno, path, "fstat");
 	} else if (!S_ISREG(st.st_mode)) {

@@ -280,8 +280,10 @@ static uint64_t same_span(struct walker *w, const struct mmc_srange *r,
 	enum mmc_page_role role;
 	unsigned int whole = UINT32_MAX;	/* the last frame found uniform */
 
+	/* the frame's bytes are only there when it was read */
 	if (!w->have_prev || pfn != w->prev_pfn + 1 || w->rec.state != MMC_PS_READ ||
-	    ps % sps || memcmp(w->prev_bytes, it->buf + (vb + pfn * sps - base), sps))
+	    ps % sps || it->vstate[(vb + pfn * sps - base) / ps] != VS_OK ||
+	    memcmp(w->prev_bytes, it->buf + (vb + pfn * sps - base), sps))
 		return 0;
 	role = mmc_wpfn_role(r, pfn);
 	end = mmc_wrole_end(r, pfn);
@@ -451,6 +453,10 @@ static struct mmc_error *add_status(struct walker *w, const struct mmc_discovery
 						   d->problem->has_address,
 						   d->problem->address);
 	}
+	else if (w->k->identity_unchecked)
+		/* nothing proved the layout is this kernel's: not complete */
+		mmc_snapshot_set_discovery_problem(w->snap, w->k->identity_unchecked,
+						   false, 0);
 	for (i = 0; !err && i < mem->nnotes; i++)
 		err = mmc_snapshot_add_note(w->snap, mem->notes[i]);
 	return err;

@@ -14,6 +14,10 @@ usage: mkseeds.py OUTDIR [DUMP LAYOUT]...
              pages need (scripts/damage.py's oracle says which), and the
              flattened form of it; a tiny kdump that libkdumpfile refuses
              at address translation
+  open/      every dump/ seed with selector byte 0 (libkdumpfile) and 1
+             (the kcore reader), and selector 2 (the built-in kdump with the
+             input written over its headers) with the template's own bytes
+             and with its NT_PRSTATUS cut short
 """
 import glob
 import os
@@ -63,7 +67,7 @@ def small_kdump(d, pfns, out, compress=False):
 
 def main():
     out = sys.argv[1]
-    for t in ('snapshot', 'layout', 'decode', 'walk', 'dump', 'patterns'):
+    for t in ('snapshot', 'layout', 'decode', 'walk', 'dump', 'patterns', 'open'):
         os.makedirs(os.path.join(out, t), exist_ok=True)
     for f in glob.glob(os.path.join(TOP, 'test-vectors/synthetic/*.snap')):
         shutil.copy(f, os.path.join(out, 'snapshot'))
@@ -106,6 +110,16 @@ def main():
         damage.write_flat(base + '.kdump', base + '.flat', seg=1 << 14)
         small_kdump(d, list(keep)[:3], base + '-tiny.kdump')
         damage.write_elf(damage.KDump(base + '.kdump'), FakeOracle(keep), base + '.elf')
+    for f in sorted(glob.glob(os.path.join(out, 'dump', '*'))):
+        data = open(f, 'rb').read()
+        for sel in (0, 1):
+            with open(os.path.join(out, 'open', '%d-%s' % (sel, os.path.basename(f))), 'wb') as g:
+                g.write(bytes([sel]) + data)
+    # selector 2: nothing over the template (bytes 400.. of the header as
+    # fuzz_open.c makes them: zeros up to block_size at 428), and the same
+    # with the NT_PRSTATUS descsz (notes at block 4: VMCOREINFO first) 0
+    with open(os.path.join(out, 'open', '2-template'), 'wb') as g:
+        g.write(b'\2')
     return 0
 
 

@@ -14,6 +14,11 @@
 #   drgn (images up to --drgn-max GiB).  Per format (zlib, lzo, zstd, snappy,
 #   ELF): snapshot and the per-page loop.  Peak RSS of every process.
 # Pairs (<kver>-base-pair-N and <kver>-template-pair-N): compare base vs template.
+# Claims: for every <prefix>-base-pair-N, each <prefix>-<variant>-pair-N whose
+#   variant has patches/<kver>/<variant>.claims (the template, a mutant; a
+#   kernel dir named <prefix>-<variant> given to large-images.sh --template)
+#   is diffed against it twice from the snapshots, plain and with --claims
+#   (best of --runs each), and the ratio recorded (target: under 1.10).
 #
 # usage: scripts/bench.sh [options] [IMAGE ...]
 #   IMAGE             $CACHE/large/<name> (or any of its files); default: all
@@ -288,6 +293,36 @@ for b in "${bases[@]}"; do
 	rec "$name" pair "compare base vs template" "$p" "$T" "$CPU" "$RSS" "$f, verdict: $(head -1 "$tmp/out")"
 	timed "$runs" "$M" diff -q "$tmp/pb.snap" "$tmp/pt.snap" &&
 	rec "$name" pair "diff of the two snapshots" "$p" "$T" "$CPU" "$RSS"
+done
+
+# claims: the plain diff and the diff with the variant's claims, side by side
+for b in "${bases[@]}"; do
+	case $(basename "$b") in *-base-pair-*) ;; *) continue ;; esac
+	prefix=$(basename "$b"); size=${prefix##*-base-pair-}; prefix=${prefix%-base-pair-*}
+	kver=$(echo "$prefix" | sed -n 's/^\([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p')
+	f=$(first_format "$b")
+	[ -n "$f" ] || continue
+	for t in "$CACHE"/large/"$prefix"-*-pair-"$size".meta; do
+		[ -f "$t" ] || continue
+		t=${t%.meta} variant=$(basename "$t"); variant=${variant#"$prefix"-}; variant=${variant%-pair-"$size"}
+		[ "$variant" != base ] || continue
+		claims=$top/patches/$kver/$variant.claims
+		[ -f "$claims" ] || { echo "bench: $(basename "$t"): no $claims (no claims row)"; continue; }
+		[ -s "$(dump_of "$t" "$f")" ] || continue
+		lb=$(image_layout "$b") && lt=$(image_layout "$t") || continue
+		name=$(basename "$b")
+		echo
+		echo "== claims: diff $(basename "$b") $(basename "$t") with and without ${claims#"$top"/}"
+		"$M" snapshot -q -o "$tmp/cb.snap" "$lb" "$(dump_of "$b" "$f")" || true
+		"$M" snapshot -q -o "$tmp/ct.snap" "$lt" "$(dump_of "$t" "$f")" || true
+		p=$("$M" ranges --json "$tmp/cb.snap" | /usr/bin/python3 -c 'import json,sys; print(sum(r["pages"] for r in json.load(sys.stdin)["ranges"]))')
+		timed "$runs" "$M" diff -q -n 0 "$tmp/cb.snap" "$tmp/ct.snap" || continue
+		plain=$CPU
+		rec "$name" claims "diff vs $variant (plain)" "$p" "$T" "$CPU" "$RSS" "verdict: $(head -1 "$tmp/out" | cut -c1-60)"
+		timed "$runs" "$M" diff -q -n 0 --claims "$claims" "$tmp/cb.snap" "$tmp/ct.snap" || continue
+		rec "$name" claims "diff vs $variant --claims" "$p" "$T" "$CPU" "$RSS" \
+			"$(awk -v a="$plain" -v b="$CPU" 'BEGIN { printf "%.3fx the plain diff CPU", (a > 0 ? b / a : 0) }'); verdict: $(head -1 "$tmp/out" | cut -c1-60)"
+	done
 done
 
 # --- simulated sizes --------------------------------------------------------

@@ -1,5 +1,5 @@
 #!/bin/bash
-# build-kernel.sh KVER [VARIANT] [--kaslr | --fixed-layout]
+# build-kernel.sh KVER [VARIANT] [--kaslr | --fixed-layout | --hvo]
 #
 # Builds a memmapcheck test kernel.  KVER is 6.12 or 7.2; VARIANT is "base"
 # (default) or the name of patches/<KVER>/<VARIANT>.patch.
@@ -9,14 +9,18 @@
 #                   no vmemmap_base/page_offset_base/vmalloc_base variables
 #                   and uses the architecture's fixed bases (6.12 only: 7.x
 #                   always supports 5-level paging)
+#   --hvo           as (neither), plus scripts/kernel-hvo.config: HugeTLB with
+#                   the vmemmap optimisation on at boot, ACPI memory hotplug
+#                   with memmap_on_memory (the guests of layouts/*-hvo.sh)
 #   (neither)       both randomisations off, 5-level support built in
 #
 #   source  $CACHE/src/linux-<kver>            (scripts/fetch-kernel-source.sh)
-#   build   $CACHE/build/<kver>[-kaslr|-fixed] (O= dir; one per kver+flavour)
-#   output  $CACHE/kernels/<kver>-<variant>[-kaslr|-fixed]/{bzImage,vmlinux,config,patch}
+#   build   $CACHE/build/<kver>[-kaslr|-fixed|-hvo] (O= dir; one per kver+flavour)
+#   output  $CACHE/kernels/<kver>-<variant>[-kaslr|-fixed|-hvo]/{bzImage,vmlinux,config,patch}
 #
-# The base is built once per build dir (tinyconfig + scripts/kernel.config +
-# olddefconfig, every requested option verified; scripts/lib-kbuild.sh, the
+# The base is built once per build dir (tinyconfig + scripts/kernel.config
+# [+ scripts/kernel-hvo.config] + olddefconfig, every requested option
+# verified; scripts/lib-kbuild.sh, the
 # same code scripts/memmapcheck-prove builds with).  A variant applies its patch
 # to the shared source tree, rebuilds incrementally, copies the results and
 # reverses the patch.  The source tree is shared by both build dirs, so every
@@ -24,30 +28,36 @@
 # (and whose patch is unchanged) is skipped.
 set -euo pipefail
 
-usage() { echo "usage: $0 KVER [VARIANT] [--kaslr]" >&2; exit 2; }
+usage() { echo "usage: $0 KVER [VARIANT] [--kaslr | --fixed-layout | --hvo]" >&2; exit 2; }
 
-KVER= VARIANT= KASLR=0 FIXED=0
+KVER= VARIANT= KASLR=0 FIXED=0 HVO=0
 for a in "$@"; do
 	case "$a" in
 	--kaslr) KASLR=1 ;;
 	--fixed-layout) FIXED=1 ;;
+	--hvo) HVO=1 ;;
 	-h|--help) usage ;;
 	-*) usage ;;
 	*) if [ -z "$KVER" ]; then KVER=$a; elif [ -z "$VARIANT" ]; then VARIANT=$a; else usage; fi ;;
 	esac
 done
 [ -n "$KVER" ] || usage
-[ "$KASLR$FIXED" != 11 ] || usage
+[ $((KASLR + FIXED + HVO)) -le 1 ] || usage
 VARIANT=${VARIANT:-base}
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/.." && pwd)
 CACHE=${MEMMAPCHECK_CACHE:-$HOME/.cache/memmapcheck}
 SRC=$CACHE/src/linux-$KVER
-SFX=; [ "$KASLR" = 1 ] && SFX=-kaslr; [ "$FIXED" = 1 ] && SFX=-fixed
+SFX=; [ "$KASLR" = 1 ] && SFX=-kaslr; [ "$FIXED" = 1 ] && SFX=-fixed; [ "$HVO" = 1 ] && SFX=-hvo
 BUILD=$CACHE/build/$KVER$SFX
 OUT=$CACHE/kernels/$KVER-$VARIANT$SFX
 FRAG=$HERE/kernel.config
+# The flavour's own fragment, after kernel.config.  Without one the config
+# hash below is computed exactly as before the hvo flavour existed, so the
+# other build dirs are not reconfigured (their builds stay byte-identical).
+FLAVOUR_FRAGS=()
+[ "$HVO" = 1 ] && FLAVOUR_FRAGS=("$HERE/kernel-hvo.config")
 PATCH=
 if [ "$VARIANT" != base ]; then
 	PATCH=$TOP/patches/$KVER/$VARIANT.patch
@@ -108,17 +118,17 @@ configure() {
 	else
 		printf '# CONFIG_RANDOMIZE_BASE is not set\n# CONFIG_RANDOMIZE_MEMORY is not set\n'
 	fi > "$KASLR_FRAG.new"
-	local want; want=$( (cat "$FRAG" "$KASLR_FRAG.new"; echo "$PREFIX_MAPS") | sha256sum | cut -d' ' -f1)
+	local want; want=$( (cat "$FRAG" "${FLAVOUR_FRAGS[@]}" "$KASLR_FRAG.new"; echo "$PREFIX_MAPS") | sha256sum | cut -d' ' -f1)
 	if [ -f "$BUILD/.config" ] && [ "$(cat "$BUILD/.memmapcheck-config" 2>/dev/null)" = "$want" ]; then
 		rm -f "$KASLR_FRAG.new"
 		return 0
 	fi
 	mv "$KASLR_FRAG.new" "$KASLR_FRAG"
-	log "configuring $BUILD (tinyconfig + kernel.config + olddefconfig)"
+	log "configuring $BUILD (tinyconfig + kernel.config${FLAVOUR_FRAGS:+ + $(basename "${FLAVOUR_FRAGS[0]}")} + olddefconfig)"
 	rm -f "$BUILD/.memmapcheck-config" "$BUILD/.memmapcheck-base"
-	kbuild_make_config tinyconfig "$FRAG" "$KASLR_FRAG"
-	kbuild_config_check "$FRAG" "$KASLR_FRAG"
-	log "config: all $(kbuild_count_options "$FRAG" "$KASLR_FRAG") requested options set"
+	kbuild_make_config tinyconfig "$FRAG" "${FLAVOUR_FRAGS[@]}" "$KASLR_FRAG"
+	kbuild_config_check "$FRAG" "${FLAVOUR_FRAGS[@]}" "$KASLR_FRAG"
+	log "config: all $(kbuild_count_options "$FRAG" "${FLAVOUR_FRAGS[@]}" "$KASLR_FRAG") requested options set"
 	echo "$want" > "$BUILD/.memmapcheck-config"
 }
 

@@ -99,7 +99,23 @@ failed() {
 	exit 1
 }
 rc=0
-mmc_qemu_wait "$timeout" MEMMAPCHECK-READY 'Kernel panic|MEMMAPCHECK-FAILED' || rc=$?
+plugged=
+if [ ${#MMC_HOTPLUG[@]} -gt 0 ]; then
+	# The layout's pc-dimms are plugged when the guest's hotplug workload
+	# asks (after the workloads before it, so that those never see the
+	# memory); a guest that reaches READY without asking gets none.
+	mmc_qemu_wait "$timeout" 'MEMMAPCHECK-HOTPLUG-WAIT|MEMMAPCHECK-READY' 'Kernel panic|MEMMAPCHECK-FAILED' || rc=$?
+	if [ $rc = 0 ] && grep -q -a MEMMAPCHECK-HOTPLUG-WAIT "$log"; then
+		n=0
+		for d in "${MMC_HOTPLUG[@]}"; do
+			mmc_qemu_hotplug "${d%%:*}" "${d#*:}" $n || failed "QMP hot-plug of a pc-dimm ($d MiB) failed"
+			plugged+="${plugged:+,}$(printf '0x%x' $(( ${d%%:*} << 20 ))):${d#*:}M"
+			n=$((n + 1))
+		done
+		echo "capture $image: plugged pc-dimm $plugged at $(elapsed) s"
+	fi
+fi
+[ $rc = 0 ] && { mmc_qemu_wait "$timeout" MEMMAPCHECK-READY 'Kernel panic|MEMMAPCHECK-FAILED' || rc=$?; }
 case $rc in
 0) ;;
 2) failed "QEMU exited before MEMMAPCHECK-READY" ;;
@@ -163,6 +179,7 @@ echo "capture $image: $out $(stat -c %s "$out") bytes"
 	echo "ns=$MMC_NS"
 	echo "work=$MMC_WORK"
 	echo "kernel_args=$MMC_KARGS"
+	[ -z "$plugged" ] || echo "hotplug=$plugged"
 	echo "source=qemu-$([ $zlib = 1 ] && echo kdump-zlib || echo elf)"
 } > "$CACHE/images/$image.meta"
 [ -n "${MEMMAPCHECK_STATUS:-}" ] && echo "$image $out" >> "$MEMMAPCHECK_STATUS"

@@ -30,6 +30,11 @@ usage:
                 [--forms raw,zlib,flat,elf] [--makedumpfile]
                                           TAP on stdout; one table row per
                                           case with --table FILE
+  run ... --valgrind SUPP [--valgrind-cases cheap|all]
+                                          each case's snapshot under valgrind
+                                          memcheck with suppressions SUPP (cheap:
+                                          the format cases and the first of each
+                                          form and class; all: every case)
 Forms: raw = the dump as committed; zlib = the same pages recompressed
 (this script writes it); flat = makedumpfile's flattened format (this
 script writes it; --makedumpfile adds one made by makedumpfile -F); elf =
@@ -139,6 +144,44 @@ class KDump:
             out[name] = n[j:j + dsz]
             i = j + ((dsz + 3) & ~3)
         return out
+
+
+def with_vmcoreinfo(src, dst, edits):
+    """A copy of the kdump-compressed dump src whose VMCOREINFO note has
+    edits applied ({KEY: new value, or None to drop the line}); the notes
+    are rewritten in place (the room before the bitmaps takes the growth)
+    and size_note follows.  Returns the new VMCOREINFO text."""
+    d = KDump(src)
+    n = d.data[d.note_off:d.note_off + d.note_size]
+    out, i, text = b'', 0, None
+    while i + 12 <= len(n):
+        nsz, dsz, typ = struct.unpack_from('<III', n, i)
+        name = n[i + 12:i + 12 + ((nsz + 3) & ~3)]
+        j = i + 12 + ((nsz + 3) & ~3)
+        desc = n[j:j + dsz]
+        if name.rstrip(b'\0') == b'VMCOREINFO':
+            lines = desc.split(b'\0')[0].decode().splitlines()
+            keys = [ln.split('=', 1)[0] for ln in lines]
+            for k, v in edits.items():
+                if k not in keys:
+                    raise ValueError('%s: no %s in VMCOREINFO' % (src, k))
+            lines = [ln if ln.split('=', 1)[0] not in edits else
+                     (None if edits[ln.split('=', 1)[0]] is None else
+                      '%s=%s' % (ln.split('=', 1)[0], edits[ln.split('=', 1)[0]]))
+                     for ln in lines]
+            text = ''.join(ln + '\n' for ln in lines if ln is not None)
+            desc = text.encode()
+            dsz = len(desc)
+        out += struct.pack('<III', nsz, dsz, typ) + name + desc + b'\0' * ((-dsz) % 4)
+        i = j + ((dsz_old := struct.unpack_from('<I', n, i + 4)[0]) + 3 & ~3)
+    if text is None or d.note_off + len(out) > d.bitmap_off:
+        raise ValueError('%s: VMCOREINFO note not found, or no room for it' % src)
+    b = bytearray(d.data)
+    b[d.note_off:d.note_off + len(out)] = out
+    struct.pack_into('<Q', b, d.sub_off + 56, len(out))
+    with open(dst, 'wb') as f:
+        f.write(b)
+    return text
 
 
 def read_layout(path):
@@ -482,10 +525,13 @@ class Case:
     """pfns: the compared pfns whose struct pages the damage reaches; all
     the struct pfns it reaches, never-compared ones too, may be unread."""
 
-    def __init__(self, name, form, path, cls, pfns=(), note='', reach=None):
+    def __init__(self, name, form, path, cls, pfns=(), note='', reach=None, says=None):
         self.name, self.form, self.path = name, form, path
         self.cls, self.pfns, self.note = cls, set(pfns), note
         self.reach = set(reach) if reach is not None else set(pfns)
+        # a struct case whose pages must come out unreadable (never read
+        # from one of two claims), with a warning holding this text
+        self.says = says
 
 
 def copy_with(src, dst, edits=(), cut=None):
@@ -721,6 +767,60 @@ def elf_cases(d, oracle, elf, table, dataoff, end, work):
         cls, pfns = oracle.classify(seg_frames(p, n))
         if cls not in best or (cls == 'struct' and len(pfns) < len(best[cls][2])):
             best[cls] = (ph, p, pfns, n, oracle.reach(seg_frames(p, n)))
+    # the segment table against itself (dump_elf.c): outcomes from the
+    # ELF's own program headers
+    phdr = lambda ph: list(struct.unpack_from('<IIQQQQQQ', data, ph))
+
+    def edited(name, edits, cls, pfns, why, reach, says=None):
+        b = bytearray(data)
+        for ph, f in edits:
+            struct.pack_into('<IIQQQQQQ', b, ph, *f)
+        path = tag(name)
+        with open(path, 'wb') as f:
+            f.write(b)
+        cases.append(Case(name, 'elf', path, cls, pfns, why, reach, says))
+    others = [t for t in table if oracle.classify(seg_frames(t[1], t[2]))[0] == 'other']
+    structs = sorted((t for t in table
+                      if oracle.classify(seg_frames(t[1], t[2]))[0] == 'struct'),
+                     key=lambda t: t[2])
+    if others and structs:
+        oph, op, on, _oo = others[0]
+        sph, sp, sn, soff = structs[0]
+        # one page of an 'other' segment moved onto the first struct frame:
+        # the same physical page twice with different bytes (the other
+        # page's own frame is then in no segment: 'other' too)
+        f = phdr(oph)
+        f[4], f[5], f[6] = sp * PAGE, PAGE, PAGE
+        hit = {sp} | seg_frames(op, on)
+        cls, pfns = oracle.classify(hit)
+        edited('alias-differ-struct', [(oph, f)], cls, pfns,
+               'PT_LOAD of pfn %#x moved onto struct frame %#x: two contents' % (op, sp),
+               oracle.reach(hit), 'map the same physical memory with different contents')
+        # the same page mapped again by a copy of the struct segment's own
+        # header: same bytes, nothing lost but the other page
+        f = phdr(sph)
+        hit = seg_frames(op, on)
+        cls, pfns = oracle.classify(hit)
+        edited('alias-same', [(oph, f)], cls, pfns,
+               'PT_LOAD of pfn %#x replaced by a copy of the one of %#x: same bytes' % (op, sp),
+               oracle.reach(hit))
+        # the struct segment's data pointed at the ELF headers
+        f = phdr(sph)
+        f[2] = 0
+        hit = seg_frames(sp, sn)
+        cls, pfns = oracle.classify(hit)
+        edited('load-in-headers', [(sph, f)], cls, pfns,
+               'PT_LOAD of pfns %#x-%#x pointed at file offset 0' % (sp, sp + sn - 1),
+               oracle.reach(hit), 'lies in the ELF header')
+        # the struct segment 8 bytes up: not page-aligned, every page
+        # shifted, the first 8 bytes in no segment
+        f = phdr(sph)
+        f[4] += 8
+        hit = seg_frames(sp, sn + 1)
+        cls, pfns = oracle.classify(hit)
+        edited('load-misaligned', [(sph, f)], cls, pfns,
+               'PT_LOAD of pfns %#x-%#x moved up 8 bytes' % (sp, sp + sn - 1),
+               oracle.reach(hit), 'only partly inside the PT_LOAD segments')
     for cls, (ph, p, pfns, n, reach) in sorted(best.items()):
         path = tag('drop-load-%s' % cls)
         b = bytearray(data)
@@ -763,12 +863,20 @@ def unread_pfns(m, snap):
     return got
 
 
-def check(m, layout, base_snap, c, work, unread0):
+# run --valgrind SUPP: the snapshot of each chosen case runs under valgrind
+# memcheck (exit 99 on any error it does not suppress)
+VALGRIND = []
+
+
+def check(m, layout, base_snap, c, work, unread0, valgrind=False):
     """(ok, outcome text, why not); unread0: pfns unread undamaged"""
     snap = c.path + '.snap'
     # not -q: the summary names the file and what could not be read
-    rc, _o, err = run([m, 'snapshot', '-o', snap, layout, c.path])
-    crash = rc not in (0, 1, 2, 3, 4) or 'Sanitizer' in err or 'runtime error' in err
+    rc, _o, err = run((VALGRIND if valgrind else []) +
+                      [m, 'snapshot', '-o', snap, layout, c.path],
+                      timeout=1800 if valgrind else 300)
+    crash = rc not in (0, 1, 2, 3, 4) or 'Sanitizer' in err or 'runtime error' in err or \
+        'Invalid read' in err or 'Invalid write' in err
     if crash:
         return False, 'rc %s' % rc, 'crashed or hung: ' + err[-300:]
     named = os.path.basename(c.path) in err
@@ -800,6 +908,13 @@ def check(m, layout, base_snap, c, work, unread0):
         good = rc == 4 and drc != 0 and named
         return good, outcome, '' if good else \
             'expected exit 2 or 4 naming the file: ' + err.strip()[-200:]
+    if c.says is not None:
+        # two claims on one page: unreadable and said, never one of them
+        got = unread_pfns(m, snap) or set()
+        got -= unread0
+        good = rc == 4 and bool(got) and got <= c.reach and c.says in err and named
+        return good, outcome + ' %d pfns unread' % len(got), '' if good else \
+            'expected exit 4, only the damaged pfns unreadable and "%s": %s' % (c.says, err.strip()[-300:])
     # struct: different or incomplete, naming only those pfns
     if drc == 0:
         return False, outcome, 'identical although compared struct pages were damaged'
@@ -940,10 +1055,20 @@ def main():
         table, dataoff, end = write_elf(d, o, e)
         cases.append(Case('undamaged', 'elf', e, 'other'))
         cases += elf_cases(d, o, e, table, dataoff, end, work)
+    if '--valgrind' in opts:
+        VALGRIND[:] = ['valgrind', '-q', '--error-exitcode=99',
+                       '--suppressions=' + opts['--valgrind']]
+    vg_all = opts.get('--valgrind-cases', 'cheap') == 'all'
+    seen_kinds = set()
     for c in cases:
         t0 = time.time()
-        ok, outcome, why = check(m, layout, base, c, work, unread0)
-        outcome += ' %.1fs' % (time.time() - t0)
+        # cheap: every case refused for its format (fast under valgrind)
+        # and the first of each form and class
+        kind = (c.form, c.cls)
+        vg = bool(VALGRIND) and (vg_all or c.cls == 'format' or kind not in seen_kinds)
+        seen_kinds.add(kind)
+        ok, outcome, why = check(m, layout, base, c, work, unread0, valgrind=vg)
+        outcome += ' %.1fs%s' % (time.time() - t0, ' valgrind' if vg else '')
         if undamaged_rc == 4 and c.cls == 'other':
             # an image that is incomplete undamaged stays so
             ok = ok or outcome.startswith('incomplete')

@@ -16,6 +16,8 @@
 #   --keep-vmcore   keep the ELF vmcore as $CACHE/images/<IMAGE>.elf
 #   --dump-level L  makedumpfile -d (default 23: 1.7.2 -d 31 drops 6.12+ slab)
 #   --timeout S     seconds for the whole run (default 600)
+#   --kexec-append A extra capture-kernel parameters (e.g. noapic: under TCG the
+#                   capture kernel's IO-APIC timer check panicked once)
 # The kernel needs KEXEC, CRASH_DUMP, PROC_VMCORE, VIRTIO_BLK (built in).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,7 +32,7 @@ kdir_arg='$CACHE/kernels/'$(basename "$kdir")
 image=$(basename "$kdir")-kdump
 if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then image=$1; shift; fi
 opts_arg="$*"
-ck=128M rebind= keep=0 level=23 timeout=600 layout=standard
+ck=128M rebind= keep=0 level=23 timeout=600 layout=standard kexec_append=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--layout) layout=$2; shift ;;
@@ -41,6 +43,7 @@ while [ $# -gt 0 ]; do
 	--keep-vmcore) keep=1 ;;
 	--dump-level) level=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
+	--kexec-append) kexec_append=$2; shift ;;
 	*) usage ;;
 	esac
 	shift
@@ -61,6 +64,7 @@ initrd=$CACHE/initramfs/$(basename "$kdir")-kdump.cpio.gz
 "$here/guest/build-initramfs.sh" -o "$initrd" --kdump "$kernel" 2>/dev/null
 
 cmdline="nokaslr console=ttyS0 panic=-1 crashkernel=$ck $MMC_GUEST_ARGS mmc.mode=kdump mmc.rebind=$rebind"
+[ -n "$kexec_append" ] && cmdline+=" mmc.kexec_append=$(echo "$kexec_append" | tr ' ' +)"
 disk=$work/vmcore.disk
 truncate -s "$(( MMC_RAM_MB + 256 ))M" "$disk"
 log=$work/console.log

@@ -5,7 +5,8 @@
 #
 #   mmc_qemu_start -k KERNEL -i INITRD -a CMDLINE -l CONSOLE_LOG --ram SIZE
 #                  [-q QMP_SOCKET] [-o QEMU_OUTPUT] [--huge] [--la57]
-#                  [--dimm START_MIB:SIZE_MIB]... [-- MORE QEMU ARGUMENTS [-- MORE]]
+#                  [--dimm START_MIB:SIZE_MIB]... [--hotplug START_MIB:SIZE_MIB]...
+#                  [-- MORE QEMU ARGUMENTS [-- MORE]]
 #       starts qemu-system-x86_64 (TCG, one CPU, pc machine, -device vmcoreinfo)
 #       in the background, niced; sets MMC_QEMU_PID.  SIZE is QEMU's -m value
 #       (3392M, 13G).  --huge backs RAM by a memory-backend-ram with
@@ -14,6 +15,12 @@
 #       --dimm: a cold-plugged pc-dimm at that guest-physical address: RAM
 #       that is not in the e820 map (the guest has no ACPI memory hotplug), so
 #       not System RAM.
+#       --hotplug: room for a pc-dimm plugged later by mmc_qemu_hotplug (a
+#       memory slot and maxmem up to its end); nothing is plugged at start.
+#   mmc_qemu_hotplug START_MIB SIZE_MIB N
+#       QMP object-add memory-backend-ram hpmem<N> + device_add pc-dimm
+#       hpdimm<N> at that guest-physical address (ACPI announces it; a guest
+#       with an ACPI memory hotplug driver adds it as memory blocks)
 #   mmc_qemu_wait TIMEOUT OK_REGEX [FAIL_REGEX]
 #       polls the console log: 0 OK_REGEX seen, 1 FAIL_REGEX seen (and OK not),
 #       2 QEMU exited first, 3 TIMEOUT seconds passed (grep -E patterns)
@@ -30,7 +37,7 @@ MMC_QEMU_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 MMC_QEMU_PID= MMC_QEMU_LOG= MMC_QEMU_QMP= MMC_QEMU_OUT=
 
 mmc_qemu_start() {
-	local kernel= initrd= append= ram= huge=0 la57=0 cpu mem dimms=() d
+	local kernel= initrd= append= ram= huge=0 la57=0 cpu mem dimms=() hotplugs=() d
 	local -a args extra=()
 	MMC_QEMU_LOG= MMC_QEMU_QMP= MMC_QEMU_OUT=
 	while [ $# -gt 0 ]; do
@@ -45,6 +52,7 @@ mmc_qemu_start() {
 		--huge) huge=1 ;;
 		--la57) la57=1 ;;
 		--dimm) dimms+=("$2"); shift ;;
+		--hotplug) hotplugs+=("$2"); shift ;;
 		--)	# the rest goes to QEMU; a later "--" (from a second
 			# option list) is dropped, QEMU itself never takes one
 			shift
@@ -65,15 +73,15 @@ mmc_qemu_start() {
 	cpu=max,la57=off
 	[ $la57 = 1 ] && cpu=max
 	mem=$ram
-	if [ ${#dimms[@]} -gt 0 ]; then
+	if [ $(( ${#dimms[@]} + ${#hotplugs[@]} )) -gt 0 ]; then
 		# maxmem covers the highest DIMM end above 4 GiB (the device memory
 		# region starts at or above it); QEMU adds 1 GiB per slot for alignment.
 		local top=0 s z
-		for d in "${dimms[@]}"; do
+		for d in "${dimms[@]}" "${hotplugs[@]}"; do
 			s=${d%%:*} z=${d#*:}
 			(( s + z > top )) && top=$(( s + z ))
 		done
-		mem="$ram,slots=${#dimms[@]},maxmem=$(( $(mmc_qemu_mib "$ram") + top - 4096 ))M"
+		mem="$ram,slots=$(( ${#dimms[@]} + ${#hotplugs[@]} )),maxmem=$(( $(mmc_qemu_mib "$ram") + top - 4096 ))M"
 	fi
 	args=(-accel tcg -cpu "$cpu" -smp 1 -nodefaults -display none -no-reboot)
 	if [ $huge = 1 ]; then
@@ -141,6 +149,14 @@ mmc_qemu_tail() {
 mmc_qmp() {
 	[ -n "$MMC_QEMU_QMP" ] || { echo "mmc_qmp: the guest was started without -q" >&2; return 2; }
 	/usr/bin/python3 "$MMC_QEMU_LIB_DIR/qmp.py" "$MMC_QEMU_QMP" "$@"
+}
+
+mmc_qemu_hotplug() {	# START_MIB SIZE_MIB N
+	local addr
+	addr=$(printf '0x%x' $(( $1 << 20 )))
+	mmc_qmp exec "{\"execute\": \"object-add\", \"arguments\": {\"qom-type\": \"memory-backend-ram\", \"id\": \"hpmem$3\", \"size\": $(( $2 << 20 ))}}" >/dev/null &&
+	mmc_qmp exec "{\"execute\": \"device_add\", \"arguments\": {\"driver\": \"pc-dimm\", \"id\": \"hpdimm$3\", \"memdev\": \"hpmem$3\", \"addr\": $(( $1 << 20 ))}}" >/dev/null ||
+		{ echo "mmc_qemu_hotplug: pc-dimm of $2 MiB at $addr failed" >&2; return 1; }
 }
 
 # QEMU creates the dump read-only (dump.c: S_IRUSR): only root could then

@@ -20,7 +20,8 @@
 #
 # usage: scripts/make-vectors.sh [--only KVER|stock] [--no-pack] [--pack-only] [--pack-group G]...
 #                                [--skip-existing]
-#   --pack-group G  only (re)pack dumps/G.tar.xz (G: 6.1-stock, 6.12, 7.2, dax-chain), then the index
+#   --pack-group G  only (re)pack dumps/G.tar.xz (G: 6.1-stock, 6.12, 7.2, dax-chain,
+#                   section-vmemmap, hvo), then the index
 # Builds run one at a time (the source tree and build dir are shared); each
 # capture runs in the background while the next kernel builds (one at a time).
 # Finished images are appended to $MEMMAPCHECK_STATUS (default .status-images).
@@ -121,6 +122,17 @@ form_of() { # IMAGE -> full|trimmed
 	case $1 in 6.12-*|7.2-*) ;; *) echo full; return ;; esac
 	if grep -qx -- "$1" "$top/test-vectors/crash-images.txt"; then echo full; else echo trimmed; fi
 }
+# Groups of their own: the images test-vectors/<group>-images.txt lists are
+# packed in dumps/<group>.tar.xz instead of their kernel's group (a series
+# port and its mutants, kept apart so that adding them repacks nothing else).
+OWN_GROUPS="section-vmemmap hvo"	# hvo: issue 19, kernels of build-kernel.sh --hvo
+own_group_of() { # IMAGE -> its own group, or nothing
+	local g
+	for g in $OWN_GROUPS; do
+		grep -qx -- "$1" "$top/test-vectors/$g-images.txt" 2>/dev/null && { echo "$g"; return; }
+	done
+	return 0
+}
 # the packed copy's sha256 and size: $CACHE/images/<image><raw_tag>.{sha256,size}
 raw_tag() { [ "$1" = dax-chain ] && echo .dax-chain.raw || echo .raw; }
 pack_group() { # GROUP IMAGE...
@@ -137,7 +149,12 @@ pack_group() { # GROUP IMAGE...
 			[ -s "$tmp/$k.layout" ] ||
 				"$top/build/memmapcheck" layout -q -o "$tmp/$k.layout" "$CACHE/kernels/$k/vmlinux" ||
 				{ log "layout $k FAILED"; rm -rf "$tmp"; return 1; }
-			nice python3 "$here/trim-dump.py" "$tmp/$k.layout" "$tmp/$img.kdump" "$tmp/$img.trim" ||
+			# the hvo group also keeps HugeTLB and memory-block structures,
+			# which trim-dump.py reads with drgn (only /usr/bin/python3 has it)
+			local hvo=()
+			[ "$g" = hvo ] && hvo=(--hvo "$CACHE/kernels/$k/vmlinux")
+			nice "$([ "$g" = hvo ] && echo /usr/bin/python3 || echo python3)" "$here/trim-dump.py" "${hvo[@]}" \
+				"$tmp/$k.layout" "$tmp/$img.kdump" "$tmp/$img.trim" ||
 				{ log "trim $img FAILED"; rm -rf "$tmp"; return 1; }
 			mv "$tmp/$img.trim" "$tmp/$img.kdump"
 		fi
@@ -158,9 +175,12 @@ pack_groups() { # [GROUP...]: (re)compress the groups whose images changed
 		[ -e "$m" ] || continue
 		img=$(basename "$m" .meta)
 		[ -s "$CACHE/images/$img.kdump" ] || continue
-		# only test images named by the convention (others may share the cache)
-		[[ $img =~ ^(6\.1-stock-b[0-9]+|(6\.12|7\.2)-(base|template|mut-[a-z0-9-]+|hist-[a-z0-9-]+|fix-[a-z0-9-]+)(-kaslr|-fixed|-la57|-dax1g-section|-dax1g-misaligned)?-(b[0-9]+|kdump))$ ]] || continue
-		g=${img%%-*}; [ "$g" = 6.1 ] && g=6.1-stock
+		g=$(own_group_of "$img")
+		if [ -z "$g" ]; then
+			# only test images named by the convention (others may share the cache)
+			[[ $img =~ ^(6\.1-stock-b[0-9]+|(6\.12|7\.2)-(base|template|mut-[a-z0-9-]+|hist-[a-z0-9-]+|fix-[a-z0-9-]+)(-kaslr|-fixed|-la57|-dax1g-section|-dax1g-misaligned)?-(b[0-9]+|kdump))$ ]] || continue
+			g=${img%%-*}; [ "$g" = 6.1 ] && g=6.1-stock
+		fi
 		[ $# -eq 0 ] || [[ $want == *" $g "* ]] || continue
 		groups[$g]+="$(order_key "$img")"$'\n'
 	done
@@ -253,6 +273,17 @@ pack_all() {
 		echo "differs. The copies in the kernel groups were trimmed before the chain was read and lack it;"
 		echo "the tests take the dax-chain copies (\`tests/taplib.py\` \`dump_path()\`)."
 		echo
+		echo "\`section-vmemmap.tar.xz\` holds the 7.2 images of the section-based device-DAX vmemmap port"
+		echo "and its mutants (\`test-vectors/section-vmemmap-images.txt\`, patches/README.md), trimmed like"
+		echo "the kernel groups; they are in no other group."
+		echo
+		echo "\`hvo.tar.xz\` holds issue 19's images (\`test-vectors/hvo-images.txt\`): kernels built with"
+		echo "\`scripts/build-kernel.sh KVER VARIANT --hvo\` (HugeTLB with the vmemmap optimisation, memory"
+		echo "hotplug with memmap_on_memory), guests of \`layouts/standard-hvo.sh\`, trimmed by"
+		echo "\`trim-dump.py --hvo VMLINUX\`, which also keeps the hstates and the folios on their lists, the"
+		echo "memory_blocks xarray with its memory_block and vmem_altmap structs, and the vmemmap of every"
+		echo "hugetlb folio and hot-plugged block (with the page tables to them)."
+		echo
 		echo "## Files"
 		echo
 		echo "| file | size (bytes) | sha256 | made by |"
@@ -305,12 +336,12 @@ pack_all() {
 			lvl=$(meta_get "$img" dump_level)
 			cmd="$(meta_get "$img" command); makedumpfile -d $lvl \$CACHE/images/$img.kdump $img.kdump"
 			[ "$(form_of "$img")" = full ] ||
-				cmd="$cmd; scripts/trim-dump.py $(kernel_of "$img").layout $img.kdump OUT; mv OUT $img.kdump"
+				cmd="$cmd; scripts/trim-dump.py $([ "$g" = hvo ] && echo "--hvo \$CACHE/kernels/$(kernel_of "$img")/vmlinux ")$(kernel_of "$img").layout $img.kdump OUT; mv OUT $img.kdump"
 			echo "| \`$img\` | \`$g.tar.xz\` | $(form_of "$img") | $(cat "$CACHE/images/$img$(raw_tag "$g").size" 2>/dev/null || echo "?") | \`$raw\` | \`$cmd\` |" >> "$readme.tmp"
 			kver=${img%%-*}
 			variant=${img#"$kver"-}; variant=${variant%-b[0-9]*}; variant=${variant%-kdump}
 			variant=${variant%-kaslr}; variant=${variant%-fixed}; variant=${variant%-la57}
-			variant=${variant%-dax1g-section}; variant=${variant%-dax1g-misaligned}
+			variant=${variant%-dax1g-section}; variant=${variant%-dax1g-misaligned}; variant=${variant%-hvo}
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$img" "$(meta_get "$img" kernel)" "$variant" \
 				"$(meta_get "$img" kaslr)" "$(modes_of "$(meta_get "$img" ns)")" "$(meta_get "$img" boot)" \
 				"$raw" "dumps/$g.tar.xz:$img.kdump" "$lvl" "$(meta_get "$img" command)" >> "$tsv_out"

@@ -28,12 +28,19 @@ lays them out for the test kernels' configuration.
 
 Nothing here reads memmapcheck's output or its code.
 
-usage: oracle.py KVER VARIANT... [--boot-mb M] [--no-1g] [--layout NAME]
+usage: oracle.py hvo list|check|predict|diff ...   (HugeTLB folios and
+                  hot-plugged memory blocks of a dump: scripts/oracle_hvo.py)
+       oracle.py KVER VARIANT... [--boot-mb M] [--no-1g] [--layout NAME]
                   [--memmap LIST --ns LIST --ram-mb R] [--console LOG] [-f json|text]
+                  [-j JOBS]
   --layout NAME  a named guest layout (scripts/guest/layouts/NAME.sh); boot
                  RAM is then what lies below its first pmem region
   KVER     6.12 | 7.2
   VARIANT  base | template | mut-* | hist-* | fix-*  (compared with base)
+  -j JOBS  variants simulated at once (default: the CPUs this process may use)
+  MMC_RUN_CACHE=DIR  predictions are kept in DIR/oracle and read back when
+           asked again with the same script, kernel, variant and geometry
+           (make check sets it: vectors.t, docs.t and landing.t ask alike)
 Output: JSON (one variant; several: an object keyed by variant) {"ranges":[{start_pfn,end_pfn,kind,differing,fields,groups,
 uncertain,...}]}.  "uncertain" lists pfns whose variant content is stale
 memory nobody can predict (a recycled vmemmap frame): they may or may not
@@ -113,6 +120,9 @@ def flags_order(f, order):
 
 
 ZERO_PAGE = [Flags(0, 0, ()), 0, 0, 0, 0, 0, 0, 0]
+# the flags of a page __init_single_page() + __SetPageReserved() made (one
+# object: millions of pages hold it, and Flags never change)
+DEVICE_RESERVED = Flags(ZONE_DEVICE, 0, {PG_RESERVED})
 
 
 # ---------------------------------------------------------------------------
@@ -393,18 +403,21 @@ class Memory:
         self.vm = vm
         self.slots = {}
         self.stale = stale      # frame kind -> function(slot) for unwritten slots
+        self.checked = set()    # pfns compare() found written, as a base image
 
     def key(self, pfn):
         return (self.vm.frame[pfn // PER_VPAGE], pfn % PER_VPAGE)
 
+    # get() and put() spell key() out: they run tens of millions of times
     def get(self, pfn):
-        k = self.key(pfn)
-        if k not in self.slots:
-            self.slots[k] = self.stale(self.vm.fresh[k[0]], k, pfn)
-        return self.slots[k]
+        k = (self.vm.frame[pfn // PER_VPAGE], pfn % PER_VPAGE)
+        w = self.slots.get(k)
+        if w is None:
+            w = self.slots[k] = self.stale(self.vm.fresh[k[0]], k, pfn)
+        return w
 
     def put(self, pfn, words):
-        self.slots[self.key(pfn)] = list(words)
+        self.slots[(self.vm.frame[pfn // PER_VPAGE], pfn % PER_VPAGE)] = list(words)
 
 
 # ---------------------------------------------------------------------------
@@ -472,7 +485,7 @@ class Init:
     # __init_single_page() + __init_zone_device_page()
     def slow(self, pfn, r, pg):
         rc = self.k.refcount(r["type"])
-        w = [Flags(ZONE_DEVICE, 0, {PG_RESERVED}),
+        w = [DEVICE_RESERVED,
              ("pgmap", pg),      # pgmap overwrites lru.next
              0,                  # zone_device_data = NULL overwrites lru.prev
              0, 0, 0,
@@ -588,7 +601,7 @@ class Init:
             # memmap_init_range() for the altmap pfns holding the memmap:
             # __init_single_page() + __SetPageReserved(), no pgmap
             for pfn in range(a["base"] + a["reserve"], a["base"] + a["reserve"] + a["free"]):
-                m.put(pfn, [Flags(ZONE_DEVICE, 0, {PG_RESERVED}), ("page", pfn, 8),
+                m.put(pfn, [DEVICE_RESERVED, ("page", pfn, 8),
                             ("page", pfn, 8), 0, 0, 0, pack(-1, 1), 0])
             start = a["base"] + a["reserve"] + a["free"]   # vmem_altmap_offset()
         nr = 1 << r["shift"]
@@ -708,7 +721,7 @@ def raw_probe_page(kernel, pfn, region_start):
     nd_pmem: an order-0 MEMORY_DEVICE_FS_DAX pgmap over the whole region.
     Struct pages in an early section's boot memmap keep that content where
     a later init skips them."""
-    return [Flags(ZONE_DEVICE, 0, {PG_RESERVED}), ("obj", "raw-pgmap", region_start),
+    return [DEVICE_RESERVED, ("obj", "raw-pgmap", region_start),
             0, 0, 0, 0, pack(-1, kernel.refcount(FS_DAX)), 0]
 
 
@@ -809,12 +822,16 @@ def word_fields(kernel, kind, k, a, b):
 
 
 def is_stale(page):
-    return any(isinstance(w, tuple) and w and w[0] == "stale" for w in page[1:])
+    for w in page[1:]:
+        if isinstance(w, tuple) and w and w[0] == "stale":
+            return True
+    return False
 
 
 def compare(kernel, ranges, A, B):
     vma, ma = A
     vmb, mb = B
+    base_ok = ma.checked
     res = []
     for r in ranges:
         fields, groups, uncertain = {}, [], []
@@ -835,17 +852,25 @@ def compare(kernel, ranges, A, B):
             compared += 1
             pa, pb = ma.get(pfn), mb.get(pfn)
             names = []
-            if is_stale(pa):
-                raise SystemExit("oracle: base image has unwritten struct page at 0x%x" % pfn)
+            # the base is compared with every variant: each of its pages
+            # is checked once
+            if pfn not in base_ok:
+                if is_stale(pa):
+                    raise SystemExit("oracle: base image has unwritten struct page at 0x%x" % pfn)
+                base_ok.add(pfn)
             rt = r.get("runtime")
-            if is_stale(pb) or (rt and rt[0] <= pfn < rt[1]):
+            # a page equal to the base's is not stale (the base's is not)
+            # and has no differing word
+            same = pa == pb
+            if (not same and is_stale(pb)) or (rt and rt[0] <= pfn < rt[1]):
                 uncertain.append(pfn)
                 cur = None
                 continue
-            kind = kind_of(pa[1], pfn)
-            for k in range(8):
-                if pa[k] != pb[k]:
-                    names += word_fields(kernel, kind, k, pa[k], pb[k])
+            if not same:
+                kind = kind_of(pa[1], pfn)
+                for k in range(8):
+                    if pa[k] != pb[k]:
+                        names += word_fields(kernel, kind, k, pa[k], pb[k])
             if role_a[pfn] != role_b[pfn]:
                 names.append("role")
             if not names:
@@ -926,8 +951,10 @@ def compress(pfns):
     return out
 
 
-def predict(kver, variants, memmap, ns, ram_mb, boot_mb, console=None):
-    """{variant: prediction} for each variant against base."""
+def predict(kver, variants, memmap, ns, ram_mb, boot_mb, console=None, jobs=1, cache=None):
+    """{variant: prediction} for each variant against base.  jobs: how many
+    variants are simulated at once (in forked processes); cache: a
+    directory of predictions made before (see cache_key()), or None."""
     kernel = Kernel(kver)
     ranges = pgmap_ranges(memmap, ns)
     if console:
@@ -935,16 +962,79 @@ def predict(kver, variants, memmap, ns, ram_mb, boot_mb, console=None):
     ranges.sort(key=lambda r: r["start_pfn"])
     # boot RAM: [0, boot_mb) and the top 64 MiB (layout.sh), as pfn ranges
     boot = [(0, boot_mb * 256), ((ram_mb - 64) * 256, ram_mb * 256)]
-    base = image(kernel, variant_rules(kernel, "base"), ranges, boot)
+    keys = {v: cache_key(kver, v, ranges, boot) for v in variants} if cache else {}
     out = {}
-    for v in variants:
-        var = image(kernel, variant_rules(kernel, v), ranges, boot)
-        out[v] = {"kernel": kver, "variant": v, "ranges": compare(kernel, ranges, base, var),
-                  "writes": var[1].writes, "base_writes": base[1].writes}
-    return out
+    for v, k in keys.items():
+        try:
+            with open(os.path.join(cache, k)) as f:
+                out[v] = json.load(f)
+        except (OSError, ValueError):
+            pass
+    todo = [v for v in dict.fromkeys(variants) if v not in out]
+    if todo:
+        global _FORKED
+        _FORKED = (kernel, ranges, boot, image(kernel, variant_rules(kernel, "base"), ranges, boot))
+        if jobs > 1 and len(todo) > 1:
+            import concurrent.futures
+            import multiprocessing
+            # the workers are forked here, after the base image is made:
+            # each inherits it and the geometry through _FORKED
+            with concurrent.futures.ProcessPoolExecutor(
+                    min(jobs, len(todo)), mp_context=multiprocessing.get_context("fork")) as ex:
+                out.update(zip(todo, ex.map(predict_variant, todo)))
+        else:
+            out.update((v, predict_variant(v)) for v in todo)
+        _FORKED = None
+        for v in todo:
+            if v in keys:
+                tmp = os.path.join(cache, "%s.%d.tmp" % (keys[v], os.getpid()))
+                with open(tmp, "w") as f:
+                    json.dump(out[v], f)
+                os.replace(tmp, os.path.join(cache, keys[v]))
+    return {v: out[v] for v in variants}
+
+
+_FORKED = None      # (kernel, ranges, boot, base image) of predict(), for its workers
+
+
+def predict_variant(v):
+    kernel, ranges, boot, base = _FORKED
+    var = image(kernel, variant_rules(kernel, v), ranges, boot)
+    return {"kernel": kernel.kver, "variant": v, "ranges": compare(kernel, ranges, base, var),
+            "writes": var[1].writes, "base_writes": base[1].writes}
+
+
+def cache_key(kver, variant, ranges, boot):
+    """What a prediction depends on: this script's text, the kernel, the
+    variant and the geometry (pgmap ranges from the layout and the console
+    log, boot memory)."""
+    import hashlib
+    h = hashlib.sha256()
+    with open(os.path.abspath(__file__), "rb") as f:
+        h.update(f.read())
+    h.update(json.dumps([kver, variant, ranges, boot], sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def run_cache():
+    """$MMC_RUN_CACHE/oracle: where one test run (make check sets
+    MMC_RUN_CACHE) keeps the predictions its tests ask for more than once;
+    None without it."""
+    d = os.environ.get("MMC_RUN_CACHE")
+    if not d:
+        return None
+    d = os.path.join(d, "oracle")
+    os.makedirs(d, exist_ok=True)
+    return d
 
 
 def main():
+    if sys.argv[1:2] == ["hvo"]:
+        # HugeTLB folios and hot-plugged memory blocks, read from a dump
+        # (scripts/oracle_hvo.py; drgn for DWARF: /usr/bin/python3)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import oracle_hvo
+        return oracle_hvo.main(sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("kver")
     ap.add_argument("variant", nargs="+")
@@ -956,6 +1046,7 @@ def main():
     ap.add_argument("--layout")
     ap.add_argument("--console")
     ap.add_argument("-f", "--format", default="json", choices=["json", "text"])
+    ap.add_argument("-j", "--jobs", type=int, default=len(os.sched_getaffinity(0)))
     a = ap.parse_args()
     if a.memmap or a.ns:
         if not (a.memmap and a.ns and a.ram_mb):
@@ -966,7 +1057,8 @@ def main():
         a.boot_mb = int(memmap.split(",")[0].split("!")[1], 16) >> 20
     else:
         memmap, ns, ram = run_layout(a.boot_mb, not a.no_1g)
-    allres = predict(a.kver, a.variant, memmap, ns, ram, a.boot_mb, a.console)
+    allres = predict(a.kver, a.variant, memmap, ns, ram, a.boot_mb, a.console,
+                     jobs=a.jobs, cache=run_cache())
     if a.format == "json":
         json.dump(allres[a.variant[0]] if len(a.variant) == 1 else allres, sys.stdout)
         print()

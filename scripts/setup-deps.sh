@@ -15,6 +15,12 @@ if [ "${1:-}" != "--build-only" ]; then
 	# memmapcheck-prove: rsync for its private tree copies, ccache for its
 	# kernel builds; tests/svgmap.t renders the difference maps in chromium
 	pkgs+=(rsync git ccache chromium)
+	# tests/deb.t: the Debian packages and lintian; tests/kcidb.t: the
+	# KCIDB schema check; tests/lava.t: LAVA's dispatcher (lava-run) and
+	# a kernel in /boot for libguestfs' appliance (LAVA writes the test
+	# overlay disk with it)
+	pkgs+=(dpkg-dev debhelper lintian python3-jsonschema lava-dispatcher
+	       lava-common python3-guestfs linux-image-amd64)
 fi
 
 missing=()

@@ -14,7 +14,8 @@ A transcript is an indented code block right after a marker line:
 Each CMD runs with bash in a work directory that holds the committed
 material under plain names: every saved layout (test-vectors/layouts/
 <kernel>.layout), every committed dump (dumps/<group>.tar.xz unpacked by
-scripts/unpack-dumps.sh, <image>.kdump) and, when the cache has it,
+scripts/unpack-dumps.sh, <image>.kdump), the patches and their claims files
+(patches/<kver>/) and, when the cache has it,
 Debian's 6.1 debug vmlinux as vmlinux-6.1.0-57-amd64, and images made
 since (in $CACHE/images) with their kernels' vmlinux as <kernel>.vmlinux.  memmapcheck ($MMC_BUILD)
 and these helpers are on PATH:
@@ -39,6 +40,8 @@ usage: transcripts.py [--check] FILE...
   comparing with the text after masking what legitimately varies (run
   times and rates).
 """
+import concurrent.futures
+import difflib
 import os
 import re
 import shutil
@@ -103,7 +106,7 @@ def setup(work):
     for f in os.listdir(os.path.join(TOP, "test-vectors", "layouts")):
         if f.endswith(".layout"):
             os.symlink(os.path.join(TOP, "test-vectors", "layouts", f), os.path.join(work, f))
-    for g in ("6.1-stock", "6.12", "7.2"):
+    for g in ("6.1-stock", "6.12", "7.2", "section-vmemmap"):
         r = subprocess.run([os.path.join(TOP, "scripts", "unpack-dumps.sh"), g],
                            capture_output=True, text=True)
         if r.returncode != 0:
@@ -128,6 +131,8 @@ def setup(work):
         if os.path.exists(v) and not k.startswith("6.1-"):
             os.symlink(v, os.path.join(work, k + ".vmlinux"))
     os.symlink(os.path.join(TOP, "doc", "bench"), os.path.join(work, "doc-bench"))
+    # the claims files of the patches: patches/<kver>/<name>.claims
+    os.symlink(os.path.join(TOP, "patches"), os.path.join(work, "patches"))
     bindir = os.path.join(work, ".bin")
     os.mkdir(bindir)
     for name, script in HELPER_SCRIPTS.items():
@@ -201,6 +206,50 @@ def blocks(lines):
             i += 1
 
 
+def process(path, check):
+    """Run the blocks of one file in a work directory of its own.  check:
+    (results, notes), a result being (ok, text after "ok N", diag lines);
+    else the file is rewritten and ([], notes).  notes: lines for stderr."""
+    results, notes = [], []
+    work = tempfile.mkdtemp(prefix="mmc-transcripts-")
+    try:
+        bindir = setup(work)
+        lines = open(path).read().split("\n")
+        new = list(lines)
+        offset = 0
+        for i, needs, cmd, rec, j, k, generated in list(blocks(lines)):
+            name = "%s:%d" % (os.path.relpath(path, TOP), i + 1)
+            if rec is not None:
+                if check:
+                    results.append((True, " - %s # SKIP recorded: %s" % (name, rec), []))
+                continue
+            missing = [x for x in needs if x and not have(x, work)]
+            if missing:
+                if check:
+                    results.append((True, " - %s # SKIP needs %s" % (name, ",".join(missing)), []))
+                else:
+                    notes.append("transcripts: %s kept: needs %s" % (name, ",".join(missing)))
+                continue
+            got = run(cmd, work, bindir, generated)
+            if check:
+                want = mask(lines[j:k])
+                have_ = mask(got)
+                diag = [] if want == have_ else list(difflib.unified_diff(
+                    want, have_, "markdown", "now", lineterm=""))[:40]
+                results.append((want == have_, " - %s: %s" % (name, cmd[:70]), diag))
+            else:
+                new[j + offset:k + offset] = got
+                offset += len(got) - (k - j)
+        if not check and new != lines:
+            with open(path + ".tmp", "w") as f:
+                f.write("\n".join(new))
+            os.replace(path + ".tmp", path)
+            notes.append("transcripts: rewrote %s" % path)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return results, notes
+
+
 def main(argv):
     check = "--check" in argv
     files = [a for a in argv[1:] if a != "--check"]
@@ -213,52 +262,23 @@ def main(argv):
             return 0
         print("transcripts: build memmapcheck first (MMC_BUILD=%s)" % BUILD, file=sys.stderr)
         return 2
-    n = failed = 0
-    for path in files:
-        work = tempfile.mkdtemp(prefix="mmc-transcripts-")
-        try:
-            bindir = setup(work)
-            lines = open(path).read().split("\n")
-            new = list(lines)
-            offset = 0
-            for i, needs, cmd, rec, j, k, generated in list(blocks(lines)):
-                name = "%s:%d" % (os.path.relpath(path, TOP), i + 1)
-                if rec is not None:
-                    if check:
-                        n += 1
-                        print("ok %d - %s # SKIP recorded: %s" % (n, name, rec))
-                    continue
-                missing = [x for x in needs if x and not have(x, work)]
-                if missing:
-                    if check:
-                        n += 1
-                        print("ok %d - %s # SKIP needs %s" % (n, name, ",".join(missing)))
-                    else:
-                        print("transcripts: %s kept: needs %s" % (name, ",".join(missing)), file=sys.stderr)
-                    continue
-                got = run(cmd, work, bindir, generated)
-                if check:
-                    n += 1
-                    want = mask(lines[j:k])
-                    have_ = mask(got)
-                    if want == have_:
-                        print("ok %d - %s: %s" % (n, name, cmd[:70]))
-                    else:
-                        failed += 1
-                        print("not ok %d - %s: %s" % (n, name, cmd[:70]))
-                        import difflib
-                        for d in list(difflib.unified_diff(want, have_, "markdown", "now", lineterm=""))[:40]:
-                            print("# " + d)
-                else:
-                    new[j + offset:k + offset] = got
-                    offset += len(got) - (k - j)
-            if not check and new != lines:
-                with open(path + ".tmp", "w") as f:
-                    f.write("\n".join(new))
-                os.replace(path + ".tmp", path)
-                print("transcripts: rewrote %s" % path, file=sys.stderr)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+    # The files are independent (each has its own work directory): all run
+    # at once, their results printed in file order.  Their commands mostly
+    # wait for memmapcheck, crash and the scripts, which use the CPUs.
+    with concurrent.futures.ThreadPoolExecutor(len(files)) as ex:
+        runs = [ex.submit(process, path, check) for path in files]
+        n = failed = 0
+        for run_ in runs:
+            results, notes = run_.result()
+            for note in notes:
+                print(note, file=sys.stderr)
+            for ok, text, diag in results:
+                n += 1
+                failed += not ok
+                print("%s %d%s" % ("ok" if ok else "not ok", n, text))
+                for d in diag:
+                    print("# " + d)
+                sys.stdout.flush()
     if check:
         print("1..%d" % n)
     return 1 if failed else 0

@@ -11,7 +11,7 @@ check=
 if [ $# -eq 0 ]; then
 	set -- "$top/README.md" "$top/FINDINGS.md"
 	for f in "$top"/doc/*.md; do
-		grep -q '^<!-- transcript' "$f" && set -- "$@" "$f"
+		grep -qE '^<!-- (transcript|generated)' "$f" && set -- "$@" "$f"
 	done
 fi
 exec /usr/bin/python3 "$top/scripts/transcripts.py" $check "$@"

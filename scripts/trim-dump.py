@@ -23,14 +23,21 @@ page tables and pgmap_array, not from memmapcheck):
            the units it maps (tests/landing.t and FINDINGS.md look for it);
   dmesg    the frame of every VMCOREINFO SYMBOL() (makedumpfile reads
            several at open), the printk_ringbuffer prb points to, its
-           descriptor, info and text rings.
+           descriptor, info and text rings;
+  hvo      with --hvo VMLINUX (issue 19's images): what scripts/oracle_hvo.py
+           reads of HugeTLB and hot-plugged memory: hstates[] and their
+           free/active lists (every folio's list links), the memory_blocks
+           xarray, its memory_block and vmem_altmap structs, 7.x zones'
+           vmemmap_tails[], every vmemmap frame of every hugetlb folio and
+           of every hot-plugged block's memmap, and the page tables to them
+           (types from the vmlinux's DWARF through drgn: /usr/bin/python3).
 
 Every other page is left out the way makedumpfile leaves out a filtered
 page (present in the first bitmap, absent from the second), so a reader
 sees it as excluded, never as zeros.  Pages are copied byte for byte in
 the form the input holds them.
 
-usage: trim-dump.py LAYOUT IN.kdump OUT.kdump     (a summary on stderr)
+usage: trim-dump.py [--hvo VMLINUX] LAYOUT IN.kdump OUT.kdump   (a summary on stderr)
 """
 import os
 import struct
@@ -50,7 +57,7 @@ SUB_SIZE_ERASEINFO = 72
 class Keep:
     """The frames to keep, each with why."""
 
-    def __init__(self, d, layout):
+    def __init__(self, d, layout, vmlinux=None):
         self.d = d
         self.o = Oracle(d, layout)
         self.why = {}
@@ -66,6 +73,8 @@ class Keep:
         self.more_meta()
         self.dmesg()
         self.markers()
+        if vmlinux:
+            self.hvo(vmlinux)
         # the page-table pages the walks above went through
         for f, what in self.o.meta.items():
             self.add(f, what)
@@ -125,6 +134,13 @@ class Keep:
             root = u64(roots, 8 * i)
             if root >> 63:
                 self.keep_range(root, PAGE, 'mem_section')
+
+    def hvo(self, vmlinux):
+        """HugeTLB folios and hot-plugged memory blocks (oracle_hvo.py)."""
+        import oracle_hvo
+        img = oracle_hvo.Image(vmlinux, self.d.path)
+        for f in oracle_hvo.frames_to_keep(img):
+            self.add(f, 'hugetlb/memory blocks')
 
     def markers(self):
         """The guest's daxtouch (scripts/guest/daxtouch.c) writes
@@ -206,15 +222,20 @@ def write_trimmed(d, frames, out):
 
 
 def main():
-    if len(sys.argv) != 4:
+    args = sys.argv[1:]
+    vmlinux = None
+    if args[:1] == ['--hvo'] and len(args) > 1:
+        vmlinux = args[1]
+        args = args[2:]
+    if len(args) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    layout, src, out = sys.argv[1:]
+    layout, src, out = args
     try:
         d = KDump(src)
-        k = Keep(d, layout)
+        k = Keep(d, layout, vmlinux)
         n = write_trimmed(d, k.why, out)
-    except (ValueError, KeyError, OSError) as e:
+    except (ValueError, KeyError, LookupError, OSError) as e:
         print('trim-dump.py: %s: %s' % (src, e), file=sys.stderr)
         return 2
     kinds = {}

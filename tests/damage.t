@@ -16,7 +16,9 @@
 # Default: 6.1-stock-b1, 6.12-base-b1, 6.12-base-kdump, 7.2-base-b1 (one
 # sanitized run: 6.12-base-b1 only).  MMC_DAMAGE_ALL=1: every committed dump.
 # MMC_DAMAGE_TABLE=FILE appends one row per case (dump, case, class,
-# outcome, ok) for the report.
+# outcome, ok) for the report.  MMC_DAMAGE_VALGRIND=cheap|all runs the
+# snapshots of the cheap cases (the format ones, the first of each form and
+# class) or of all cases under valgrind memcheck (tests/valgrind.supp).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${MMC_BUILD:-$top/build}
@@ -72,10 +74,21 @@ for img in $images; do
 	fi
 	table=()
 	[ -n "${MMC_DAMAGE_TABLE:-}" ] && table=(--table "$MMC_DAMAGE_TABLE")
+	# MMC_DAMAGE_VALGRIND=cheap|all: cases' snapshots under valgrind
+	# memcheck too (make check: cheap; make fuzz: all); not for a
+	# sanitized build, which valgrind cannot run
+	vg=()
+	if [ -n "${MMC_DAMAGE_VALGRIND:-}" ] && [ "${MMC_SANITIZED:-0}" != 1 ]; then
+		if command -v valgrind > /dev/null; then
+			vg=(--valgrind "$top/tests/valgrind.supp" --valgrind-cases "$MMC_DAMAGE_VALGRIND")
+		else
+			skip "$img: valgrind not installed (MMC_DAMAGE_VALGRIND=$MMC_DAMAGE_VALGRIND)"
+		fi
+	fi
 	# one TAP line per case: renumbered into this file's plan
-	timeout 1800 python3 "$top/scripts/damage.py" run --memmapcheck "$M" \
+	timeout ${MMC_DAMAGE_TIMEOUT:-1800} python3 "$top/scripts/damage.py" run --memmapcheck "$M" \
 		--layout "$(layout_of "$img")" --dump "$d" --work "$w/$img" \
-		"${table[@]}" $extra > "$w/$img.tap" 2>&1
+		"${table[@]}" "${vg[@]}" $extra > "$w/$img.tap" 2>&1
 	rc=$?
 	while IFS= read -r line; do
 		case $line in

@@ -24,6 +24,7 @@ a recorded verdict.  TAP output.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -48,6 +49,8 @@ def geometry(image):
     layout gives, in order."""
     if "-dax1g-section" in image:
         memmap, ns, _ram = oracle.run_layout(0, True, "dax1g-section")
+    elif re.search(r"-hvo-b\d+$", image):
+        memmap, ns, _ram = oracle.run_layout(0, True, "standard-hvo")
     else:
         memmap, ns, _ram = oracle.run_layout(320, True)
     return sorted((r["data_pfn"], r["end_pfn"]) for r in oracle.pgmap_ranges(memmap, ns)

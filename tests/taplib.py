@@ -98,8 +98,20 @@ def unpacked(group):
     return unpack(group)[0]
 
 
+OWN_GROUPS = ("section-vmemmap", "hvo")
+
+
 def group_of(image):
-    """The dumps/<group>.tar.xz an image is committed in."""
+    """The dumps/<group>.tar.xz an image is committed in: a group of its own
+    when test-vectors/<group>-images.txt lists it (scripts/make-vectors.sh
+    OWN_GROUPS), else its kernel version's."""
+    for g in OWN_GROUPS:
+        try:
+            with open(os.path.join(TOP, "test-vectors", g + "-images.txt")) as f:
+                if image in (l.strip() for l in f if not l.startswith("#")):
+                    return g
+        except FileNotFoundError:
+            pass
     return "6.1-stock" if image.startswith("6.1-") else image.split("-", 1)[0]
 
 

@@ -33,6 +33,7 @@ verdicts.tsv columns (tab separated, '#' comments):
            or '-' (not checked) ; lint: '-'
   note     free text
 """
+import concurrent.futures
 import json
 import os
 import re
@@ -71,6 +72,29 @@ def pending(row):
     return missing
 
 
+# Snapshots are taken ahead on two threads (start_snapshots()); snapshot()
+# reports each where it is first used, as if it were taken there.
+POOL = concurrent.futures.ThreadPoolExecutor(2)
+snap_runs = {}
+
+
+def snapshot_cmd(image):
+    """The command that snapshots image, or None when its dump or saved
+    layout is missing."""
+    dump = dump_path(image)
+    layout = layout_of(image)
+    if dump is None or not os.path.exists(layout):
+        return None
+    return [CLI, "snapshot", "-q", "-o", os.path.join(TMP, image + ".snap"), layout, dump]
+
+
+def start_snapshots(images):
+    for image in images:
+        cmd = snapshot_cmd(image)
+        if cmd and image not in snap_runs:
+            snap_runs[image] = POOL.submit(subprocess.run, cmd, capture_output=True, text=True)
+
+
 def snapshot(image):
     if image in snaps:
         return snaps[image]
@@ -82,8 +106,8 @@ def snapshot(image):
             "missing: %s" % (layout if dump else "dumps/%s.kdump[.xz]" % image))
         snaps[image] = None
         return None
-    r = subprocess.run([CLI, "snapshot", "-q", "-o", out, layout, dump],
-                       capture_output=True, text=True)
+    run = snap_runs.pop(image, None)
+    r = run.result() if run else subprocess.run(snapshot_cmd(image), capture_output=True, text=True)
     # exit 4: written, but some pages could not be read (a kdump without map=dev)
     written = r.returncode == 0 or (r.returncode == 4 and os.path.exists(out))
     tap(written, "snapshot %s" % image, r.stderr)
@@ -169,17 +193,35 @@ def kernel_log(image):
     return out if os.path.exists(out) and os.path.getsize(out) else None
 
 
+oracle_runs = {}
+
+
+def start_oracle(kver, variants):
+    """Run the oracle for kver's variants in the background (it takes most
+    of this script's time): oracle_predictions() waits for it."""
+    key = (kver, tuple(sorted(variants)))
+    if key in oracle_runs or key in oracle_cache:
+        return
+    log = kernel_log(kver + "-base-b1")
+    out = os.path.join(TMP, "oracle-%s.json" % kver)
+    with open(out, "w") as o, open(out + ".err", "w") as e:
+        p = subprocess.Popen([sys.executable, ORACLE, kver] + sorted(variants) +
+                             (["--console", log] if log else []), stdout=o, stderr=e)
+    oracle_runs[key] = (p, out)
+
+
 def oracle_predictions(kver, variants):
     key = (kver, tuple(sorted(variants)))
     if key not in oracle_cache:
-        log = kernel_log(kver + "-base-b1")
-        r = subprocess.run([sys.executable, ORACLE, kver] + sorted(variants) +
-                           (["--console", log] if log else []),
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            oracle_cache[key] = ("error", r.stderr)
+        start_oracle(kver, variants)
+        p, out = oracle_runs.pop(key)
+        rc = p.wait()
+        with open(out) as o, open(out + ".err") as e:
+            stdout, stderr = o.read(), e.read()
+        if rc != 0:
+            oracle_cache[key] = ("error", stderr)
         else:
-            d = json.loads(r.stdout)
+            d = json.loads(stdout)
             oracle_cache[key] = d if len(variants) > 1 else {variants[0]: d}
     return oracle_cache[key]
 
@@ -313,6 +355,10 @@ def main():
         ov = oracle_variant(row[2], row[1]) if row[0] == "diff" else None
         if ov and not pending(row):
             wanted.setdefault(ov[0], []).append(ov[1])
+    for kver, variants in wanted.items():
+        start_oracle(kver, variants)
+    start_snapshots(x for row in rows if not pending(row)
+                    for x in row[1:3] if x != "-")
     for row in rows:
         missing = pending(row)
         if missing:
@@ -324,6 +370,10 @@ def main():
     if wanted:
         tap(checked_groups[0] > 0, "[oracle] %d pfn groups compared with the oracle's, "
             "exactly, over all rows" % checked_groups[0])
+    for p, _ in oracle_runs.values():
+        p.kill()
+        p.wait()
+    POOL.shutdown(cancel_futures=True)
     shutil.rmtree(TMP, ignore_errors=True)
     return tap.plan()
 

@@ -148,6 +148,30 @@ static uint64_t pte_slot(struct gen *g, uint64_t vaddr, uint64_t *pte_table_pa)
 	return table + ((vaddr >> 12) & 511) * 8;
 }
 
+/* The kernel image's first 2 MiB as one PMD leaf, _text to its load address
+ * (16 MiB): a reader checks VMCOREINFO's phys_base by translating _text. */
+static void map_text(struct gen *g)
+{
+	uint64_t table = sk_pa(SK_SYM_TOP_PGT), e;
+	int level;
+
+	for (level = 3; level > 1; level--) {
+		uint64_t slot = table + ((SK_TEXT >> (12 + 9 * level)) & 511) * 8;
+
+		e = get64(g, slot);
+		if (!(e & 1)) {
+			if (g->next_upper >= LOW_RAM)
+				die("too many upper page tables");
+			e = g->next_upper | 0x63;
+			g->next_upper += PAGE;
+			memcpy(g->low + slot, &e, 8);
+		}
+		table = e & 0x000ffffffffff000ULL;
+	}
+	e = (SK_TEXT - START_KERNEL_MAP) | 0xe3;	/* present, RW, A, D, PSE */
+	memcpy(g->low + table + ((SK_TEXT >> 21) & 511) * 8, &e, 8);
+}
+
 /* One struct page as 6.12's memmap_init_zone_device() leaves it (map=mem,
  * no altmap): __init_zone_device_page() for every pfn, prep_compound_head()
  * and prep_compound_tail() for compound pages. */
@@ -366,6 +390,7 @@ int main(int argc, char **argv)
 	memcpy(g.low + sk_pa(SK_SYM_PAGE_OFFSET_BASE), &v, 8);
 	v = SK_VMALLOC;
 	memcpy(g.low + sk_pa(SK_SYM_VMALLOC_BASE), &v, 8);
+	map_text(&g);
 	write_pgmap_and_xarray(&g);
 	populate_vmemmap(&g);
 	ram_size = g.next_stream;

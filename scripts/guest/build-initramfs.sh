@@ -6,7 +6,7 @@
 #   --kdump BZIMAGE   also embed BZIMAGE and the plain initramfs as /boot/{bzImage,initrd.img}
 #                     for an in-guest kexec -p
 # Contents: busybox-static, /init, ndctl and kexec with the shared libraries ldd
-# lists, and the static workload helpers daxtouch, hmmtouch, p2ptouch.
+# lists, and the static workload helpers daxtouch, hmmtouch, p2ptouch, hugetouch.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out= moddir= kdump=
@@ -35,7 +35,7 @@ for a in $("$busybox" --list); do
 	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
 done
 install -m 755 "$here/init" "$root/init"
-for t in daxtouch hmmtouch p2ptouch; do
+for t in daxtouch hmmtouch p2ptouch hugetouch; do
 	gcc -static -O2 -Wall -o "$root/bin/$t" "$here/$t.c"
 done
 

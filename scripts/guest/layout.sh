@@ -16,12 +16,16 @@
 #       MMC_RAM_MB                   QEMU -m, MiB
 #       MMC_MEMMAP                   "memmap=..." (one argument: see below) or empty
 #       MMC_NS                       mmc.ns= value for /init (START:MODE:ALIGN:MAP,...)
-#       MMC_WORK                     mmc.work= value (dax,hmm,p2p)
+#       MMC_WORK                     mmc.work= value (dax,hmm,p2p,hugetlb,hotplug)
 #       MMC_REBIND                   default driver rebind rounds
 #       MMC_KARGS                    the layout's extra kernel parameters
 #       MMC_GUEST_ARGS               all of the above as kernel parameters
 #                                    (memmap, mmc.ns, mmc.work, extra), without mmc.rebind
-#       MMC_QEMU_OPTS (array)        mmc_qemu_start options: --ram, --huge, --dimm, -- extra args
+#       MMC_QEMU_OPTS (array)        mmc_qemu_start options: --ram, --huge, --dimm,
+#                                    --hotplug, -- extra args
+#       MMC_HOTPLUG (array)          START_MIB:SIZE_MIB of each pc-dimm to plug
+#                                    through QMP when the guest asks
+#                                    (MEMMAPCHECK-HOTPLUG-WAIT on its console)
 #       MMC_TABLE                    human-readable, one region a line
 #   mmc_layout BOOT_MB WITH_1G       the standard layout with those parameters
 #
@@ -102,6 +106,47 @@ _mmc_directives() {
 		_mmc_dimms+=("$s:$z")
 		MMC_TABLE+=$(printf '%-12s %6s MiB  dimm     %s' "$(printf '0x%09x' $(( s << 20 )))" "$z" "${3:-}")$'\n'
 	}
+	# hugetlb BOOT_2M BOOT_1G [STEP=N ...]: HugeTLB pages reserved at boot
+	# (hugepagesz=2M hugepages=BOOT_2M hugepagesz=1G hugepages=BOOT_1G, with
+	# the vmemmap optimisation on) and the guest's "hugetlb" workload, whose
+	# steps (mmc.hugetlb=) are: add2m=N more 2 MiB pages at run time,
+	# free2m=N of them freed back, demote1g=N 1 GiB pages demoted to 2 MiB,
+	# file2m=N / file1g=N huge pages of a file on a hugetlbfs mount mapped and
+	# touched, anon2m=N anonymous MAP_HUGETLB 2 MiB pages touched.
+	hugetlb() {
+		local b2=${1:-} b1=${2:-} a
+		case $b2:$b1 in *[!0-9:]*|:*|*:) _mmc_layout_err "hugetlb BOOT_2M BOOT_1G [STEP=N ...]: got '$*'"; return ;; esac
+		shift 2
+		for a in "$@"; do
+			case $a in
+			add2m=[0-9]*|free2m=[0-9]*|demote1g=[0-9]*|file2m=[0-9]*|file1g=[0-9]*|anon2m=[0-9]*) ;;
+			*) _mmc_layout_err "hugetlb: unknown step '$a' (add2m free2m demote1g file2m file1g anon2m =N)"; return ;;
+			esac
+		done
+		MMC_KARGS+="${MMC_KARGS:+ }hugetlb_free_vmemmap=on hugepagesz=2M hugepages=$b2 hugepagesz=1G hugepages=$b1"
+		MMC_KARGS+=" mmc.hugetlb=$(IFS=,; echo "${*:-none}")"
+		_mmc_extra_work+=(hugetlb)
+		MMC_TABLE+=$(printf '%-12s %10s  hugetlb  %s' - "$(( b2 * 2 + b1 * 1024 )) MiB" "boot: $b2 x 2M, $b1 x 1G; run time: ${*:-nothing}")$'\n'
+	}
+	# hotplug START SIZE [huge2m=N]: a QEMU pc-dimm plugged through QMP once
+	# the guest asks for it, added by the guest's ACPI memory hotplug driver
+	# with its memmap on the hot-added memory itself
+	# (memory_hotplug.memmap_on_memory=1) and onlined by the "hotplug"
+	# workload; huge2m=N more 2 MiB HugeTLB pages are allocated afterwards.
+	# From 4 GiB up, 128 MiB granules (one memory block each).
+	hotplug() {
+		local s z
+		s=$(_mmc_mib "${1:-}") && z=$(_mmc_mib "${2:-}") || { _mmc_layout_err "hotplug: bad START or SIZE in '$*'"; return; }
+		(( s >= 4096 && s % 128 == 0 && z % 128 == 0 && z > 0 )) ||
+			{ _mmc_layout_err "hotplug: START must be >= 4 GiB, START and SIZE multiples of 128 MiB, got '$*'"; return; }
+		case ${3:-} in ''|huge2m=[0-9]*) ;; *) _mmc_layout_err "hotplug START SIZE [huge2m=N]: got '$*'"; return ;; esac
+		_mmc_regions+=("$s:$z:dimm")
+		_mmc_hotplugs+=("$s:$z")
+		MMC_KARGS+="${MMC_KARGS:+ }memory_hotplug.memmap_on_memory=1"
+		MMC_KARGS+=" mmc.hotplug=$(printf '0x%x' $(( s << 20 ))):$(( z << 20 ))${3:+:${3#huge2m=}}"
+		_mmc_extra_work+=(hotplug)
+		MMC_TABLE+=$(printf '%-12s %6s MiB  hotplug  pc-dimm plugged through QMP, memmap_on_memory%s' "$(printf '0x%09x' $(( s << 20 )))" "$z" "${3:+, $3}")$'\n'
+	}
 }
 
 # Every region inside guest RAM (or, for a DIMM, outside it), none overlapping,
@@ -130,7 +175,7 @@ _mmc_layout_check() {
 	case ,$MMC_WORK, in ,,) ;; *) 
 		local w
 		for w in ${MMC_WORK//,/ }; do
-			case $w in dax|hmm|p2p) ;; *) _mmc_layout_err "workloads: unknown '$w' (dax, hmm, p2p)" ;; esac
+			case $w in dax|hmm|p2p|hugetlb|hotplug) ;; *) _mmc_layout_err "workloads: unknown '$w' (dax, hmm, p2p, hugetlb, hotplug)" ;; esac
 		done ;;
 	esac
 	case $MMC_REBIND in ''|*[!0-9]*) _mmc_layout_err "rebind: '$MMC_REBIND' is not a number" ;; esac
@@ -153,14 +198,19 @@ mmc_layout_load() {
 	decl=$(
 		MMC_LAYOUT_DESC= MMC_RAM_MB= MMC_MEMMAP= MMC_NS= MMC_WORK=dax MMC_REBIND=3 MMC_KARGS= MMC_TABLE=
 		_mmc_huge=0 _mmc_layout_bad=0
-		_mmc_regions=() _mmc_dimms=() _mmc_qemu_extra=()
+		_mmc_regions=() _mmc_dimms=() _mmc_hotplugs=() _mmc_qemu_extra=() _mmc_extra_work=()
 		_mmc_directives
 		# shellcheck disable=SC1090
 		. "$MMC_LAYOUT_FILE" >&2 || { _mmc_layout_err "the layout file failed (status $?)"; exit 2; }
+		# hugetlb and hotplug run after the layout's own workloads, in
+		# the order of their directives
+		for w in "${_mmc_extra_work[@]}"; do
+			case ,$MMC_WORK, in *,$w,*) ;; *) MMC_WORK+="${MMC_WORK:+,}$w" ;; esac
+		done
 		_mmc_layout_check
 		[ "$_mmc_layout_bad" = 0 ] || exit 2
 		declare -p MMC_LAYOUT_DESC MMC_RAM_MB MMC_MEMMAP MMC_NS MMC_WORK MMC_REBIND MMC_KARGS \
-			MMC_TABLE _mmc_huge _mmc_dimms _mmc_qemu_extra
+			MMC_TABLE _mmc_huge _mmc_dimms _mmc_hotplugs _mmc_qemu_extra
 	) || return 2
 	eval "${decl//declare -/declare -g -}"
 	[ -n "$MMC_MEMMAP" ] && MMC_MEMMAP="memmap=$MMC_MEMMAP"
@@ -169,6 +219,8 @@ mmc_layout_load() {
 	[ "$_mmc_huge" = 1 ] && MMC_QEMU_OPTS+=(--huge)
 	local d
 	for d in "${_mmc_dimms[@]}"; do MMC_QEMU_OPTS+=(--dimm "$d"); done
+	for d in "${_mmc_hotplugs[@]}"; do MMC_QEMU_OPTS+=(--hotplug "$d"); done
+	MMC_HOTPLUG=("${_mmc_hotplugs[@]}")
 	[ ${#_mmc_qemu_extra[@]} -gt 0 ] && MMC_QEMU_OPTS+=(-- "${_mmc_qemu_extra[@]}")
 	return 0
 }

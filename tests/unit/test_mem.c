@@ -545,6 +545,95 @@ static void bench(const char *dir, unsigned long mib)
 	free(buf);
 }
 
+/*
+ * The segment table against itself (issue 20): both backends give the same
+ * answer, whatever the segment order.  A page two PT_LOADs map with the
+ * same bytes reads (a /proc/vmcore's kernel text aliases its RAM); a page
+ * they map with different bytes is unreadable (NODATA, corrupt), never the
+ * first segment's; bytes of a page outside every segment are unreadable.
+ * Expected values: the pattern each segment's bytes are written with.
+ */
+static void test_alias(const struct backend *be, const char *path, bool reversed)
+{
+	static unsigned char other[0x1000];
+	struct mkcore_seg segs[] = {
+		{ DIRECT_MAP + SEG_A_PHYS, SEG_A_PHYS, NULL, SEG_SIZE, 0 },
+		/* the same bytes again: an alias */
+		{ TEXT_VADDR, SEG_A_PHYS, NULL, SEG_SIZE, 0 },
+		{ DIRECT_MAP + SEG_B_PHYS, SEG_B_PHYS, NULL, SEG_SIZE, 0 },
+		/* page 1 of B again, with other bytes */
+		{ TEXT_VADDR + SEG_SIZE, SEG_B_PHYS + 0x1000, other, sizeof(other), 0 },
+	}, rev[4];
+	unsigned char buf[0x1000];
+	struct mmc_mem *mem = NULL;
+	struct mmc_error *err;
+	size_t i;
+
+	memset(other, 0xa5, sizeof(other));
+	for (i = 0; i < 4; i++)
+		rev[i] = segs[3 - i];
+	if (!tap_ok(mkcore_write(path, reversed ? rev : segs, 4, VMCOREINFO_TEXT) == 0,
+		    "%s: write a core with aliased segments%s", be->name,
+		    reversed ? " (reversed)" : ""))
+		return;
+	err = be->open(path, &mem);
+	if (!tap_ok(!err, "%s: open it", be->name)) {
+		diag_err(err);
+		mmc_error_destroy(err);
+		return;
+	}
+	err = mmc_mem_read(mem, MMC_PHYSADDR, SEG_A_PHYS + 0x3000, buf, sizeof(buf));
+	diag_err(err);
+	tap_ok(!err && check_pattern(buf, SEG_A_PHYS + 0x3000, sizeof(buf)),
+	       "[proof] %s%s: a page two segments map with the same bytes reads",
+	       be->name, reversed ? " reversed" : "");
+	mmc_error_destroy(err);
+	err = mmc_mem_read(mem, MMC_PHYSADDR, SEG_B_PHYS + 0x1000, buf, sizeof(buf));
+	tap_ok(err && err->code == MMC_ERR_NODATA && err->reason == MMC_UR_CORRUPT &&
+	       err->has_address && err->address == SEG_B_PHYS + 0x1000,
+	       "[proof] %s%s: a page two segments map with different bytes is unreadable (corrupt), not either one",
+	       be->name, reversed ? " reversed" : "");
+	diag_err(err);
+	mmc_error_destroy(err);
+	err = mmc_mem_read(mem, MMC_PHYSADDR, SEG_B_PHYS + 0x2000, buf, sizeof(buf));
+	tap_ok(!err && check_pattern(buf, SEG_B_PHYS + 0x2000, sizeof(buf)),
+	       "[proof] %s%s: the page after it reads", be->name, reversed ? " reversed" : "");
+	mmc_error_destroy(err);
+	mmc_mem_destroy(mem);
+}
+
+/* A segment that is not page-aligned: the rest of its first page is in no
+ * segment and unreadable, not zeros. */
+static void test_misaligned(const struct backend *be, const char *path)
+{
+	struct mkcore_seg seg = { DIRECT_MAP + SEG_C_PHYS + 8, SEG_C_PHYS + 8, NULL,
+				  SEG_SIZE - 8, 0 };
+	unsigned char buf[0x1000];
+	struct mmc_mem *mem = NULL;
+	struct mmc_error *err;
+
+	if (!tap_ok(mkcore_write(path, &seg, 1, VMCOREINFO_TEXT) == 0,
+		    "%s: write a core with a segment at +8", be->name))
+		return;
+	err = be->open(path, &mem);
+	if (!tap_ok(!err, "%s: open it", be->name)) {
+		diag_err(err);
+		mmc_error_destroy(err);
+		return;
+	}
+	err = mmc_mem_read(mem, MMC_PHYSADDR, SEG_C_PHYS, buf, sizeof(buf));
+	tap_ok(err && err->code == MMC_ERR_NODATA && err->has_address &&
+	       err->address == SEG_C_PHYS,
+	       "[proof] %s: the 8 bytes before a misaligned segment are unreadable", be->name);
+	diag_err(err);
+	mmc_error_destroy(err);
+	err = mmc_mem_read(mem, MMC_PHYSADDR, SEG_C_PHYS + 8, buf, sizeof(buf) - 8);
+	tap_ok(!err && check_pattern(buf, SEG_C_PHYS + 8, sizeof(buf) - 8),
+	       "[proof] %s: its own bytes read", be->name);
+	mmc_error_destroy(err);
+	mmc_mem_destroy(mem);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/mmc-test-mem-XXXXXX";
@@ -568,6 +657,9 @@ int main(void)
 		test_past_eof(&backends[b], eof);
 		test_bare(&backends[b], eof);
 		test_garbage(&backends[b], junk);
+		test_alias(&backends[b], junk, false);
+		test_alias(&backends[b], junk, true);
+		test_misaligned(&backends[b], junk);
 	}
 	if (bench_env && atol(bench_env) > 0)
 		bench(dir, (unsigned long)atol(bench_env));

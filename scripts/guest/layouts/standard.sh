@@ -16,7 +16,8 @@
 # region then shares the last 128 MiB memory section of boot RAM, the "early
 # section"), MMC_WITH_1G (default 1; 0 leaves out the 1 GiB devdax region),
 # MMC_OTHER_TYPES (default 1; 0 leaves out the HMM, coherent and NVMe devices:
-# layouts/pmem-only.sh).
+# layouts/pmem-only.sh), MMC_COHERENT (default 1; 0 leaves out the coherent
+# DIMM alone: layouts/standard-hvo.sh).
 # The nine pmem namespaces sit at the same addresses, in the same modes, as
 # in every image made before layouts were named.
 describe "nine pmem namespaces (devdax, fsdax, raw), HMM private and coherent, NVMe CMB p2pdma"
@@ -79,8 +80,13 @@ fi
 # in the e820 map, and the guest kernel has no ACPI memory hotplug driver.
 # acpi_no_memhotplug keeps it so on kernels that do have the driver (distro
 # kernels: CONFIG_ACPI_HOTPLUG_MEMORY=y would add it as System RAM).
-dimm 4096 512 "test_hmm.spm_addr_dev0/1 (DEVICE_COHERENT)"
-kernel_args test_hmm.spm_addr_dev0=0x100000000 test_hmm.spm_addr_dev1=0x110000000 acpi_no_memhotplug
+# MMC_COHERENT=0 (layouts/standard-hvo.sh) leaves the coherent part out: a
+# guest that hot-plugs memory needs the ACPI memory hotplug driver, which
+# would add this DIMM as System RAM at boot.
+if [ "${MMC_COHERENT:-1}" = 1 ]; then
+	dimm 4096 512 "test_hmm.spm_addr_dev0/1 (DEVICE_COHERENT)"
+	kernel_args test_hmm.spm_addr_dev0=0x100000000 test_hmm.spm_addr_dev1=0x110000000 acpi_no_memhotplug
+fi
 
 # PCI_P2PDMA: the NVMe driver registers the controller memory buffer (BAR 2,
 # 64-bit prefetchable, naturally aligned) with pci_p2pdma_add_resource();
