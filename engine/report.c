@@ -55,12 +55,31 @@ const char *mmc_report_range_type(const struct mmc_snapshot *snap, int64_t range
 	if (!snap || range < 0 || (size_t)range >= mmc_snapshot_nranges(snap))
 		return "";
 	sr = mmc_snapshot_range(snap, (size_t)range);
+	if (sr->kind == MMC_RANGE_HUGETLB)
+		return "hugetlb";
+	if (sr->kind == MMC_RANGE_HOTPLUG)
+		return "hotplug";
 	if (sr->pgmap_index >= mmc_snapshot_npgmaps(snap))
 		return "";
 	pg = mmc_snapshot_pgmap(snap, sr->pgmap_index);
 	if (pg->type_name[0])
 		return pg->type_name;
 	return "";
+}
+
+/* A range's compound page order: its pgmap's vmemmap_shift, its hstate's
+ * order; 0 when unknown. */
+static uint32_t range_order(const struct mmc_snapshot *snap, const struct mmc_srange *sr)
+{
+	const struct mmc_shstate *hs;
+	size_t nh;
+
+	if (sr->kind == MMC_RANGE_PGMAP && sr->pgmap_index < mmc_snapshot_npgmaps(snap))
+		return mmc_snapshot_pgmap(snap, sr->pgmap_index)->vmemmap_shift;
+	mmc_snapshot_hugetlb(snap, &hs, &nh, NULL, NULL, NULL);
+	if (sr->kind == MMC_RANGE_HUGETLB && sr->owner < nh)
+		return hs[sr->owner].order;
+	return 0;
 }
 
 /* ---- sentences ---- */
@@ -359,6 +378,37 @@ static void text_dax(FILE *out, const struct mmc_snapshot *snap)
 			dax[i].end_pfn - dax[i].start_pfn);
 }
 
+static void text_hugetlb(FILE *out, const struct mmc_snapshot *snap)
+{
+	static const char *const list[MMC_FOLIO_LISTS] = { "free", "active" };
+	static const char *const vm[MMC_FVM_KINDS] = { "?", "optimised", "plain" };
+	const struct mmc_shstate *hs;
+	const struct mmc_sfolios *f;
+	const char *why;
+	size_t nh, nf;
+	enum mmc_read_state st = mmc_snapshot_hugetlb(snap, &hs, &nh, &f, &nf, &why);
+
+	fprintf(out, "\nHUGETLB POOLS (hstates[]): %s%s%s\n",
+		st == MMC_READ_DONE ? "read" : st == MMC_READ_PARTIAL ? "partly read" : "not read",
+		*why ? ": " : "", why);
+	if (nh)
+		fprintf(out, "  %3s  %-16s  %-18s  %5s  %8s  %8s  %8s  %8s  %s\n", "#", "HSTATE",
+			"NAME", "ORDER", "NR", "FREE", "RESV", "SURPLUS", "HVO");
+	for (size_t i = 0; i < nh; i++)
+		fprintf(out, "  %3zu  %016" PRIx64 "  %-18s  %5u  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64
+			"  %8" PRIu64 "  %s\n", i, hs[i].kaddr, hs[i].name, hs[i].order, hs[i].nr,
+			hs[i].free, hs[i].resv, hs[i].surplus,
+			hs[i].flags & MMC_HSTATE_HVO ? "yes" : "no");
+	if (nf)
+		fprintf(out, "  folios: %3s  %-10s  %8s  %6s  %4s  %-6s  %s\n", "#", "START_PFN",
+			"FOLIOS", "HSTATE", "NODE", "LIST", "VMEMMAP");
+	for (size_t i = 0; i < nf; i++)
+		fprintf(out, "          %3zu  %#-10" PRIx64 "  %8" PRIu64 "  %6u  %4u  %-6s  %s\n",
+			i, f[i].start_pfn, f[i].nfolios, f[i].hstate, f[i].node,
+			f[i].list < MMC_FOLIO_LISTS ? list[f[i].list] : "?",
+			f[i].vmemmap < MMC_FVM_KINDS ? vm[f[i].vmemmap] : "?");
+}
+
 static void text_geometry(FILE *out, const struct mmc_geom *g)
 {
 	fprintf(out, "GEOMETRY\n");
@@ -408,10 +458,17 @@ static void text_ranges(FILE *out, const struct mmc_snapshot *snap)
 		uint64_t res_n = r->reserve_end > r->reserve_start ? r->reserve_end - r->reserve_start : 0;
 		uint64_t alt_n = r->altmap_end > r->altmap_start ? r->altmap_end - r->altmap_start : 0;
 
-		fprintf(out, "  %3zu  %#-10" PRIx64 "  %#-10" PRIx64 "  %8" PRIu64 "  %5u  %5u  %016" PRIx64
-			"  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64 "\n",
-			i, r->start_pfn, r->end_pfn, pages, r->pgmap_index, r->range_index,
-			r->vmemmap_start, res_n, alt_n, pages - res_n - alt_n);
+		if (r->kind == MMC_RANGE_PGMAP)
+			fprintf(out, "  %3zu  %#-10" PRIx64 "  %#-10" PRIx64 "  %8" PRIu64 "  %5u  %5u  %016" PRIx64
+				"  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64 "\n",
+				i, r->start_pfn, r->end_pfn, pages, r->pgmap_index, r->range_index,
+				r->vmemmap_start, res_n, alt_n, pages - res_n - alt_n);
+		else
+			fprintf(out, "  %3zu  %#-10" PRIx64 "  %#-10" PRIx64 "  %8" PRIu64 "  %5s  %5s  %016" PRIx64
+				"  %s#%u order %u\n",
+				i, r->start_pfn, r->end_pfn, pages, "-", "-", r->vmemmap_start,
+				mmc_report_range_type(snap, (int64_t)i), r->owner,
+				range_order(snap, r));
 		if (res_n)
 			fprintf(out, "       reserve pfns 0x%" PRIx64 "-0x%" PRIx64 " (never written)\n",
 				r->reserve_start, r->reserve_end);
@@ -420,6 +477,7 @@ static void text_ranges(FILE *out, const struct mmc_snapshot *snap)
 				r->altmap_start, r->altmap_end);
 	}
 	text_dax(out, snap);
+	text_hugetlb(out, snap);
 }
 
 void mmc_report_ranges(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt)
@@ -540,9 +598,7 @@ static void show_run(FILE *out, const struct mmc_snapshot *snap, size_t range,
 	if (v.head) {
 		const struct mmc_srange *sr = mmc_snapshot_range(snap, range);
 
-		if (sr->pgmap_index < mmc_snapshot_npgmaps(snap))
-			snprintf(order, sizeof(order), "%u",
-				 mmc_snapshot_pgmap(snap, sr->pgmap_index)->vmemmap_shift);
+		snprintf(order, sizeof(order), "%u", range_order(snap, sr));
 	}
 	fprintf(out, "  %-34s  %-7s  %-4s  %4u  %4u  %-10s  %5s  %-9s  %4d  %4d  %-16s  %6" PRIu64 "  %-12s  %s\n",
 		span, role_name(rec->role),
@@ -618,11 +674,15 @@ static void text_show(FILE *out, const struct mmc_snapshot *snap, long only)
 
 		if (only >= 0 && (size_t)only != r)
 			continue;
-		if (sr->pgmap_index < mmc_snapshot_npgmaps(snap))
-			shift = mmc_snapshot_pgmap(snap, sr->pgmap_index)->vmemmap_shift;
-		fprintf(out, "RANGE %zu: pfn 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " pages)  pgmap#%u %s  vmemmap_shift %u  %zu runs\n",
-			r, sr->start_pfn, sr->end_pfn, sr->end_pfn - sr->start_pfn,
-			sr->pgmap_index, type[0] ? type : "?", shift, nruns);
+		shift = range_order(snap, sr);
+		if (sr->kind == MMC_RANGE_PGMAP)
+			fprintf(out, "RANGE %zu: pfn 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " pages)  pgmap#%u %s  vmemmap_shift %u  %zu runs\n",
+				r, sr->start_pfn, sr->end_pfn, sr->end_pfn - sr->start_pfn,
+				sr->pgmap_index, type[0] ? type : "?", shift, nruns);
+		else
+			fprintf(out, "RANGE %zu: pfn 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " pages)  %s#%u  order %u  %zu runs\n",
+				r, sr->start_pfn, sr->end_pfn, sr->end_pfn - sr->start_pfn,
+				type, sr->owner, shift, nruns);
 		fprintf(out, SHOW_HDR, "PFN RANGE", "ROLE", "STAT", "ZONE", "NODE",
 			"HEAD", "ORDER", "PGMAP", "REF", "MAP", "MAPPING", "INDEX",
 			"PRIVATE", "FLAGS");
