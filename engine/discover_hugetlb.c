@@ -92,10 +92,33 @@ static uint64_t word_at(const uint8_t *buf, const struct mmc_member *m, uint32_t
 	       size == 2 ? (uint64_t)p[0] | (uint64_t)p[1] << 8 : p[0];
 }
 
+/*
+ * A word of kernel memory: struct pages through the kernel's page tables
+ * (the vmemmap is not in a kcore's segments, and HVO remaps it), the rest
+ * as the memory source maps it.
+ */
+static struct mmc_error *read_word8(struct mmc_kernel *k, uint64_t addr, uint8_t *buf)
+{
+	const struct mmc_geom *g = &k->geom;
+	struct mmc_error *err;
+	uint64_t pa = 0, size = 0;
+	bool mapped = false;
+
+	if (addr < g->vmemmap_base || addr >= g->vmemmap_end || !k->pgt)
+		return mmc_mem_read(k->mem, MMC_KVADDR, addr, buf, 8);
+	err = mmc_pgtable_translate(k->pgt, addr, &mapped, &pa, &size);
+	if (err)
+		return err;
+	if (!mapped)
+		return mmc_error_at(MMC_ERR_NODATA, k->dump_path, addr,
+				    "the vmemmap address is not mapped");
+	return mmc_mem_read(k->mem, MMC_PHYSADDR, pa, buf, 8);
+}
+
 static bool read_u64(struct huge_walk *w, uint64_t addr, const char *what, uint64_t *v)
 {
 	uint8_t buf[8];
-	struct mmc_error *err = mmc_mem_read(w->k->mem, MMC_KVADDR, addr, buf, 8);
+	struct mmc_error *err = read_word8(w->k, addr, buf);
 
 	if (err) {
 		stop(w, "reading %s at 0x%" PRIx64 ": %s", what, addr, err->message);
@@ -155,9 +178,8 @@ static uint8_t folio_vmemmap(struct huge_walk *w, uint64_t pfn)
 	if (!mmc_layout_enum_value(l, MMC_ENUM_HUGETLB_PAGE_FLAGS,
 				   "HPG_vmemmap_optimized", &bit) || bit < 0 || bit > 63)
 		return MMC_FVM_UNKNOWN;
-	err = mmc_mem_read(w->k->mem, MMC_KVADDR,
-			   g->vmemmap_base + pfn * g->struct_page_size +
-			   l->member[MMC_PAGE_PRIVATE].offset, buf, 8);
+	err = read_word8(w->k, g->vmemmap_base + pfn * g->struct_page_size +
+			 l->member[MMC_PAGE_PRIVATE].offset, buf);
 	if (err) {
 		mmc_error_destroy(err);
 		return MMC_FVM_UNKNOWN;
@@ -328,9 +350,8 @@ static void active_nodes(struct huge_walk *w)
 		w->f[i].node = 0;
 		if (!g->nodes_width)
 			continue;
-		err = mmc_mem_read(w->k->mem, MMC_KVADDR,
-				   g->vmemmap_base + w->f[i].pfn * g->struct_page_size +
-				   fm->offset, buf, 8);
+		err = read_word8(w->k, g->vmemmap_base + w->f[i].pfn * g->struct_page_size +
+				 fm->offset, buf);
 		if (err) {
 			mmc_error_destroy(err);
 			continue;
