@@ -18,7 +18,7 @@
 
 static const char *state_name(enum mmc_read_state st)
 {
-	return st == MMC_READ_DONE ? "read" : st == MMC_READ_PARTIAL ? "partly read" : "not read";
+	return st == MMC_READ_DONE ? "read" : "partly read";
 }
 
 static void diff_hstate(struct dctx *c, size_t i, const struct mmc_shstate *x,
@@ -139,10 +139,12 @@ void diff_hugetlb(struct dctx *c, const struct mmc_snapshot *a, const struct mmc
 	enum mmc_read_state sb = mmc_snapshot_hugetlb(b, &fb.hs, &fb.nh, &fb.f, &fb.nf, &wb);
 	size_t n = fa.nh > fb.nh ? fa.nh : fb.nh;
 
-	if (sa != sb)
-		diff_pgdiff(c, "HugeTLB pools: %s vs %s", state_name(sa), state_name(sb));
+	/* not read (an older snapshot, a layout without them): nothing known
+	 * to compare, which is no difference */
 	if (sa == MMC_READ_NOT || sb == MMC_READ_NOT)
 		return;
+	if (sa != sb)
+		diff_pgdiff(c, "HugeTLB pools: %s vs %s", state_name(sa), state_name(sb));
 	for (size_t i = 0; i < n; i++) {
 		if (i >= fa.nh || i >= fb.nh) {
 			const struct mmc_shstate *h = i < fa.nh ? &fa.hs[i] : &fb.hs[i];

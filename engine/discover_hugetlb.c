@@ -24,8 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* No real hstate is bigger; a layout saying so is not one. */
-#define MAX_HSTATE_BYTES 4096
+/* No real hstate is bigger (MAX_NUMNODES 1024: 36808 bytes in Debian's
+ * 6.1); a layout saying so is not one. */
+#define MAX_HSTATE_BYTES (1u << 20)
 /* MAX_NUMNODES is at most 1 << 10 (NODES_SHIFT, mm Kconfig). */
 #define MAX_NODES 1024
 /* A pool with more folios than this is a corrupt count, not a machine:
@@ -245,32 +246,8 @@ static bool hvo_enabled(struct huge_walk *w)
 	return !err && b;
 }
 
-/* Reads hstate hi into d->hstates[hi] and its lists; false when stopped
- * (or out of memory: *nomem). */
-static bool read_hstate(struct huge_walk *w, uint32_t hi, bool hvo, bool *nomem)
+static void read_fields(struct mmc_shstate *h, const uint8_t *buf, const struct mmc_member *m)
 {
-	const struct mmc_layout *l = w->k->layout;
-	const struct mmc_member *m = l->member;
-	const struct mmc_geom *g = &w->k->geom;
-	uint64_t size = l->size[MMC_SIZE_HSTATE];
-	uint64_t addr = mmc_kernel_sym(w->k, MMC_SYM_HSTATES) + hi * size;
-	struct mmc_shstate *h = &w->d->hstates[hi];
-	uint32_t nodes = m[MMC_HSTATE_FREELISTS].count ? m[MMC_HSTATE_FREELISTS].count : 1;
-	uint32_t lh = m[MMC_HSTATE_FREELISTS].size / nodes;
-	uint64_t nfree = 0, nactive = 0;
-	char name[96];
-	uint8_t buf[MAX_HSTATE_BYTES];
-	struct mmc_error *err;
-	int64_t got;
-
-	err = mmc_mem_read(w->k->mem, MMC_KVADDR, addr, buf, size);
-	if (err) {
-		stop(w, "reading hstates[%u] at 0x%" PRIx64 ": %s", hi, addr, err->message);
-		mmc_error_destroy(err);
-		return false;
-	}
-	memset(h, 0, sizeof(*h));
-	h->kaddr = addr;
 	h->order = (uint32_t)word_at(buf, &m[MMC_HSTATE_ORDER], 0);
 	h->nr = word_at(buf, &m[MMC_HSTATE_NR], 0);
 	h->free = word_at(buf, &m[MMC_HSTATE_FREE], 0);
@@ -289,6 +266,20 @@ static bool read_hstate(struct huge_walk *w, uint32_t hi, bool hvo, bool *nomem)
 			if (h->name[i] < 0x20 || h->name[i] > 0x7e)
 				h->name[i] = '?';
 	}
+}
+
+/* hstate hi's lists, its fields read; false when stopped (or *nomem). */
+static bool read_lists(struct huge_walk *w, uint32_t hi, uint64_t addr, bool hvo, bool *nomem)
+{
+	const struct mmc_member *m = w->k->layout->member;
+	const struct mmc_geom *g = &w->k->geom;
+	struct mmc_shstate *h = &w->d->hstates[hi];
+	uint32_t nodes = m[MMC_HSTATE_FREELISTS].count ? m[MMC_HSTATE_FREELISTS].count : 1;
+	uint32_t lh = m[MMC_HSTATE_FREELISTS].size / nodes;
+	uint64_t nfree = 0, nactive = 0;
+	char name[96];
+	int64_t got;
+
 	if (h->order < 1 || h->order > 30 || h->free > h->nr || h->nr > MAX_POOL_FOLIOS ||
 	    nodes > MAX_NODES || lh < 16) {
 		stop(w, "hstates[%u] at 0x%" PRIx64 " makes no sense: order %u, nr_huge_pages %" PRIu64 ", free_huge_pages %" PRIu64,
@@ -325,6 +316,35 @@ static bool read_hstate(struct huge_walk *w, uint32_t hi, bool hvo, bool *nomem)
 		return false;
 	}
 	return true;
+}
+
+/* Reads hstate hi into d->hstates[hi] and its lists; false when stopped
+ * (or out of memory: *nomem). */
+static bool read_hstate(struct huge_walk *w, uint32_t hi, bool hvo, bool *nomem)
+{
+	const struct mmc_layout *l = w->k->layout;
+	uint64_t size = l->size[MMC_SIZE_HSTATE];
+	uint64_t addr = mmc_kernel_sym(w->k, MMC_SYM_HSTATES) + hi * size;
+	struct mmc_shstate *h = &w->d->hstates[hi];
+	uint8_t *buf = malloc(size);
+	struct mmc_error *err;
+
+	if (!buf) {
+		*nomem = true;
+		return false;
+	}
+	err = mmc_mem_read(w->k->mem, MMC_KVADDR, addr, buf, size);
+	if (err) {
+		stop(w, "reading hstates[%u] at 0x%" PRIx64 ": %s", hi, addr, err->message);
+		mmc_error_destroy(err);
+		free(buf);
+		return false;
+	}
+	memset(h, 0, sizeof(*h));
+	h->kaddr = addr;
+	read_fields(h, buf, l->member);
+	free(buf);
+	return read_lists(w, hi, addr, hvo, nomem);
 }
 
 static int cmp_folio(const void *a, const void *b)
