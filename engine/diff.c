@@ -281,6 +281,7 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 	diff_ranges_of_b(c, a, b);
 	unmatched_pgmaps(c, a, b, pg_seen);
 	diff_hugetlb(c, a, b);
+	diff_hotplug(c, a, b);
 	if (c->oom)
 		goto nomem;
 	if (c->bad_obj_seen) {

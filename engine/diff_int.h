@@ -211,5 +211,6 @@ void diff_srange(struct dctx *c, const struct mmc_srange *x, const struct mmc_sr
 
 /* diff_pools.c: the HugeTLB pools of both images, as pgmap sentences */
 void diff_hugetlb(struct dctx *c, const struct mmc_snapshot *a, const struct mmc_snapshot *b);
+void diff_hotplug(struct dctx *c, const struct mmc_snapshot *a, const struct mmc_snapshot *b);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Diff, HugeTLB pools: what each image's hstates and the folios on their
+ * Diff, HugeTLB pools and memory blocks: what each image's hstates and the folios on their
  * lists say, as sentences like the pgmaps' ("hstate#0 nr_huge_pages: 536
  * vs 532", "folio at pfn 0xc1000 (hstate#0): only in a").  A pool whose
  * folio count differs is a difference by itself, even where the struct
@@ -156,4 +156,55 @@ void diff_hugetlb(struct dctx *c, const struct mmc_snapshot *a, const struct mmc
 		diff_hstate(c, i, &fa.hs[i], &fb.hs[i]);
 	}
 	diff_folios(c, &fa, &fb);
+}
+
+/* Memory blocks pair by id; a block on one side only, or one whose state,
+ * node or self-hosted memmap differs, is a difference. */
+void diff_hotplug(struct dctx *c, const struct mmc_snapshot *a, const struct mmc_snapshot *b)
+{
+	const struct mmc_smemblock *ba, *bb;
+	size_t na, nb, i = 0, j = 0, lines = 0, more = 0;
+	enum mmc_read_state sa = mmc_snapshot_hotplug(a, &ba, &na, NULL);
+	enum mmc_read_state sb = mmc_snapshot_hotplug(b, &bb, &nb, NULL);
+
+	if (sa == MMC_READ_NOT || sb == MMC_READ_NOT)
+		return;
+	if (sa != sb)
+		diff_pgdiff(c, "memory blocks: %s vs %s", state_name(sa), state_name(sb));
+	while (i < na || j < nb) {
+		char what[200] = "";
+
+		if (j >= nb || (i < na && ba[i].start_pfn < bb[j].start_pfn)) {
+			snprintf(what, sizeof(what), "memory block %" PRIu64 " (pfn 0x%" PRIx64 "): only in a",
+				 ba[i].id, ba[i].start_pfn);
+			i++;
+		} else if (i >= na || bb[j].start_pfn < ba[i].start_pfn) {
+			snprintf(what, sizeof(what), "memory block %" PRIu64 " (pfn 0x%" PRIx64 "): only in b",
+				 bb[j].id, bb[j].start_pfn);
+			j++;
+		} else {
+			const struct mmc_smemblock *x = &ba[i++], *y = &bb[j++];
+
+			if (x->end_pfn != y->end_pfn || x->id != y->id)
+				snprintf(what, sizeof(what), "memory block %" PRIu64 " end pfn: 0x%" PRIx64 " vs 0x%" PRIx64,
+					 x->id, x->end_pfn, y->end_pfn);
+			else if (x->state != y->state)
+				snprintf(what, sizeof(what), "memory block %" PRIu64 " state: %u vs %u",
+					 x->id, x->state, y->state);
+			else if (x->nid != y->nid)
+				snprintf(what, sizeof(what), "memory block %" PRIu64 " nid: %u vs %u",
+					 x->id, x->nid, y->nid);
+			else if (x->flags != y->flags || x->altmap_pfns != y->altmap_pfns)
+				snprintf(what, sizeof(what), "memory block %" PRIu64 " self-hosted memmap pfns: %" PRIu64 " vs %" PRIu64,
+					 x->id, x->altmap_pfns, y->altmap_pfns);
+		}
+		if (!what[0])
+			continue;
+		if (lines++ < MAX_FOLIO_LINES)
+			diff_pgdiff(c, "%s", what);
+		else
+			more++;
+	}
+	if (more)
+		diff_pgdiff(c, "and %zu more memory blocks differ", more);
 }

@@ -61,6 +61,11 @@ struct mmc_discovery {
 	struct mmc_shstate hstates[MMC_DISCOVER_MAX_HSTATES];
 	size_t nfolio_spans;
 	struct mmc_sfolios *folio_spans;	/* sorted by start_pfn */
+	/* The memory blocks (discover_hotplug.c), the same way. */
+	enum mmc_read_state plug_state;
+	char plug_why[MMC_DAX_WHY_MAX];	/* "" exactly when MMC_READ_DONE */
+	size_t nblocks;
+	struct mmc_smemblock *blocks;	/* sorted by start_pfn */
 };
 
 /*
@@ -90,5 +95,13 @@ struct mmc_error *mmc_discover_dax(struct mmc_kernel *k, struct mmc_discovery *d
  * MMC_READ_NOT.
  */
 struct mmc_error *mmc_discover_hugetlb(struct mmc_kernel *k, struct mmc_discovery *d);
+
+/*
+ * The memory blocks (memory_blocks xarray) into d->blocks, and one
+ * MMC_RANGE_HOTPLUG range per online block's self-hosted memmap pfns
+ * (memmap_on_memory) appended to d->ranges (unsorted).  Fails only on
+ * allocation; what could not be read is d->plug_why.
+ */
+struct mmc_error *mmc_discover_hotplug(struct mmc_kernel *k, struct mmc_discovery *d);
 
 #endif

@@ -409,6 +409,30 @@ static void text_hugetlb(FILE *out, const struct mmc_snapshot *snap)
 			f[i].vmemmap < MMC_FVM_KINDS ? vm[f[i].vmemmap] : "?");
 }
 
+static void text_hotplug(FILE *out, const struct mmc_snapshot *snap)
+{
+	const struct mmc_smemblock *b;
+	const char *why;
+	size_t n;
+	enum mmc_read_state st = mmc_snapshot_hotplug(snap, &b, &n, &why);
+
+	fprintf(out, "\nMEMORY BLOCKS (memory_blocks): %s%s%s\n",
+		st == MMC_READ_DONE ? "read" : st == MMC_READ_PARTIAL ? "partly read" : "not read",
+		*why ? ": " : "", why);
+	if (n)
+		fprintf(out, "  %5s  %-10s  %-10s  %5s  %10s  %s\n", "ID", "START_PFN", "END_PFN",
+			"STATE", "NID", "SELF-HOSTED MEMMAP");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "  %5" PRIu64 "  %#-10" PRIx64 "  %#-10" PRIx64 "  %5u  %10u  ", b[i].id,
+			b[i].start_pfn, b[i].end_pfn, b[i].state, b[i].nid);
+		if (b[i].flags & MMC_MEMBLOCK_SELF_HOSTED)
+			fprintf(out, "%" PRIu64 " pfns from 0x%" PRIx64 "\n", b[i].altmap_pfns,
+				b[i].start_pfn);
+		else
+			fprintf(out, "-\n");
+	}
+}
+
 static void text_geometry(FILE *out, const struct mmc_geom *g)
 {
 	fprintf(out, "GEOMETRY\n");
@@ -478,6 +502,7 @@ static void text_ranges(FILE *out, const struct mmc_snapshot *snap)
 	}
 	text_dax(out, snap);
 	text_hugetlb(out, snap);
+	text_hotplug(out, snap);
 }
 
 void mmc_report_ranges(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt)

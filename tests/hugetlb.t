@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""HugeTLB discovery (engine/discover_hugetlb.c) and the pools' diff on the
+"""HugeTLB and memory-block discovery (engine/discover_hugetlb.c,
+discover_hotplug.c) and the pools' and blocks' diff on the
 real 6.12.117 hvo-flavour dumps of issue 19 (scripts/build-kernel.sh --hvo,
 guest layout standard-hvo), when they are in the cache; each one missing
 skips loudly.  Layouts are made from each image's vmlinux.
@@ -10,11 +11,16 @@ Checks, each labelled:
             "hugetlb N2M N1G add2m= free2m= demote1g= file2m= anon2m=
             file1g=" and "hotplug ... huge2m=": every pool's folio count,
             free count and order (x86_64: 2 MiB = order 9, PMD_ORDER; 1 GiB
-            = order 18, PUD_ORDER, arch/x86/include/asm/pgtable_64_types.h).
+            = order 18, PUD_ORDER, arch/x86/include/asm/pgtable_64_types.h);
+            "hotplug START SIZE": the hot-plug ranges, one self-hosted
+            memmap of 512 pfns per 128 MiB block (memmap_on_memory), whose
+            struct pages mhp_init_memmap_on_memory() writes alike on every
+            boot and which no variant here touches.
   [oracle]  scripts/oracle.py hvo (scripts/oracle_hvo.py: drgn + its own
             kdump reader and page-table walk, no memmapcheck): `list` gives
             every hstate and every folio with its list and HPG flags, which
-            the tool's pools must equal exactly; `diff` gives the struct
+            the tool's pools must equal exactly, and every memory block with
+            its altmap; `diff` gives the struct
             pages whose raw words differ between two images, and `predict`
             the ones a variant changes.  The struct pages the tool reports
             differing in HugeTLB ranges must be among the raw-different ones
@@ -100,6 +106,8 @@ def tool_pools(text):
             sec = True
             state = line.split(":", 1)[1].strip()
             continue
+        if line.startswith("MEMORY BLOCKS"):
+            break
         if not sec:
             continue
         w = line.split()
@@ -120,6 +128,47 @@ def oracle_pools(js):
                      "optimised" if "HPG_vmemmap_optimized" in f["hpg"] else "plain")
                     for f in js["folios"])
     return hs, folios
+
+
+def tool_blocks(text):
+    """(id, start, end, online, self-hosted pfns) from MEMORY BLOCKS."""
+    out, sec = [], False
+    for line in text.splitlines():
+        if line.startswith("MEMORY BLOCKS"):
+            sec = True
+            continue
+        w = line.split()
+        if sec and len(w) >= 6 and w[0].isdigit():
+            out.append((int(w[0]), int(w[1], 16), int(w[2], 16), int(w[3]) == 0,
+                        int(w[5]) if w[5] != "-" else 0))
+    return sorted(out)
+
+
+def plug_geometry():
+    """The DIMM of standard-hvo.sh ("hotplug 4G 256M"): its self-hosted
+    memmaps, one per 128 MiB block (x86_64 with < 64 GiB:
+    probe_memory_block_size()), PFN_UP(block pages * sizeof(struct page)
+    64 / PAGE_SIZE) = 512 pfns each (memory_block_memmap_on_memory_pages())."""
+    path = os.path.join(TOP, "scripts", "guest", "layouts", "standard-hvo.sh")
+    unit = {"M": 1 << 20, "G": 1 << 30}
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w and w[0] == "hotplug":
+                start = int(w[1][:-1]) * unit[w[1][-1]] >> 12
+                size = int(w[2][:-1]) * unit[w[2][-1]] >> 12
+                block = (128 << 20) >> 12
+                return [(p, p + block * 64 // 4096) for p in range(start, start + size, block)]
+    return []
+
+
+def plug_ranges(text):
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"\s*\d+\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+\d+\s+-\s+-\s+\S+\s+hotplug#", line)
+        if m:
+            out.append((int(m.group(1), 16), int(m.group(2), 16)))
+    return out
 
 
 def huge_ranges(text):
@@ -145,6 +194,7 @@ def main():
         tap.skip("scripts/oracle.py hvo needs python3-drgn in /usr/bin/python3", "oracle")
         present = []
     expect = geometry()
+    expect_plug = plug_geometry()
     layouts, ranges_text, olists = {}, {}, {}
     for img in present:
         lay = os.path.join(TMP, img + ".layout")
@@ -173,6 +223,16 @@ def main():
             "differing (first 10): %s" % [(hex(a), b, c, d) for a, b, c, d in diff[:10]])
         tap(sum(1 << f[1] for f in folios) == sum(e - s for s, e in huge_ranges(out)),
             "[proof] %s: the HugeTLB ranges cover exactly the folios' pages" % img)
+        blocks = tool_blocks(out)
+        oblocks = sorted((b["id"], b["start_pfn"], b["end_pfn"], b["state"] == "MEM_ONLINE",
+                          b["altmap"]["free"] if b["altmap"] else 0)
+                         for b in olists[img]["memory_blocks"])
+        tap(blocks == oblocks, "[oracle] %s: %d memory blocks (id, pfns, online, self-hosted memmap pfns) equal the oracle's %d"
+            % (img, len(blocks), len(oblocks)), "tool %s\noracle %s" % (blocks[-4:], oblocks[-4:]))
+        tap(plug_ranges(out) == expect_plug,
+            "[proof] %s: hot-plug ranges are the self-hosted memmaps standard-hvo.sh's DIMM makes: %s"
+            % (img, [(hex(a), hex(b)) for a, b in expect_plug]),
+            "tool: %s" % [(hex(a), hex(b)) for a, b in plug_ranges(out)])
 
     def pair(a, b, why):
         if a not in layouts or b not in layouts:
@@ -183,7 +243,13 @@ def main():
         if not tap(rc in (0, 1), "[guard] compare %s %s runs (%s)" % (a, b, why), err):
             return None
         js = json.loads(out)
-        pools = [d for d in js["pgmap_diffs"] if "hstate" in d or "folio" in d or "HugeTLB" in d]
+        pools = [d for d in js["pgmap_diffs"] if "hstate" in d or "folio" in d or "HugeTLB" in d
+                 or "memory block" in d]
+        pr = plug_ranges(ranges_text[a])
+        plug_pfns = {p["pfn"] for p in js["pages"] if in_ranges(p["pfn"], pr)}
+        tap(pr and not plug_pfns,
+            "[proof] %s vs %s: the self-hosted memmaps' %d struct pages are identical (mhp_init_memmap_on_memory() writes them alike every boot; %s does not touch it)"
+            % (a, b, sum(e - s for s, e in pr), why), "differing: %s" % sorted(plug_pfns)[:10])
         hr = huge_ranges(ranges_text[a])
         pfns = {p["pfn"] for p in js["pages"] if in_ranges(p["pfn"], hr)}
         rc, oout, oerr = run(ORACLE + ["diff", os.path.join(kernel_dir(a), "vmlinux"), dump(a),
