@@ -72,6 +72,14 @@ struct synth_opts {
 	int hugetlb;
 	int huge_cycle;
 	int huge_count;
+	/*
+	 * Memory blocks (sk_hotplug_layout(), 128 MiB sections, one per
+	 * block): block 1 online with a self-hosted memmap of 512 pfns at
+	 * SK_PLUG_PFN (memmap_on_memory), block 2 offline without one.
+	 * plug_bad_section: block 2's start_section_nr says 3.
+	 */
+	int hotplug;
+	int plug_bad_section;
 };
 
 struct synth {
@@ -91,6 +99,10 @@ static inline uint64_t sk_sym(uint64_t off) { return SK_TEXT + off; }
 #define SK_SYM_HUGETLB_MAX	sk_sym(0x40400)
 #define SK_SYM_HVO_ON		sk_sym(0x40408)
 #define SK_HUGE_PFN		0x2000ULL
+#define SK_SYM_MEMORY_BLOCKS	sk_sym(0x40500)
+#define SK_SYM_SECTIONS_PER_BLOCK sk_sym(0x40600)
+#define SK_PLUG_PFN		0x8000ULL	/* section 1 (SECTION_SIZE_BITS 27) */
+#define SK_MEMBLOCK_ALTMAP	496	/* 6.12's offset of memory_block.altmap */
 #define SK_HSTATE_FREELIST	120	/* 6.12 offsets of struct hstate's lists */
 #define SK_HSTATE_ACTIVELIST	104
 
@@ -352,14 +364,45 @@ static inline int synth_write(const char *path, const struct synth_opts *o)
 		s.ram[sk_pa(SK_SYM_HVO_ON)] = 1;
 	}
 
+	if (o->hotplug) {
+		uint64_t b1 = page_offset + 0x210000, b2 = b1 + 0x800, alt = b1 + 0x1000;
+		uint64_t xn = b1 + 0x2000;
+
+		sk_put64(&s, sk_pa(b1), 1);			/* start_section_nr */
+		sk_put64(&s, sk_pa(b1) + 8, 0);			/* MEM_ONLINE */
+		sk_put64(&s, sk_pa(b1) + SK_MEMBLOCK_ALTMAP, alt);
+		sk_put64(&s, sk_pa(alt), SK_PLUG_PFN);		/* base_pfn */
+		sk_put64(&s, sk_pa(alt) + 24, 512);		/* free */
+		sk_put64(&s, sk_pa(b2), o->plug_bad_section ? 3 : 2);
+		sk_put64(&s, sk_pa(b2) + 8, 2);			/* MEM_OFFLINE */
+		s.ram[sk_pa(xn)] = 0;				/* shift 0: slots = ids */
+		s.ram[sk_pa(xn) + 2] = 2;
+		sk_put64(&s, sk_pa(xn) + 40 + 1 * 8, b1);
+		sk_put64(&s, sk_pa(xn) + 40 + 2 * 8, b2);
+		sk_put64(&s, sk_pa(SK_SYM_MEMORY_BLOCKS) + 8, xn + 2);
+		sk_put64(&s, sk_pa(SK_SYM_SECTIONS_PER_BLOCK), 1);
+		/* the memmap of the self-hosted pfns, as
+		 * mhp_init_memmap_on_memory() leaves it: ZONE_NORMAL,
+		 * PG_owner_priv_1 (bit 10), lru to itself, refcount 1 */
+		for (va = vmemmap + SK_PLUG_PFN * 64; va < vmemmap + (SK_PLUG_PFN + 512) * 64;
+		     va += 4096, s.next_frame += 4096)
+			sk_map(&s, va, s.next_frame);
+		for (pfn = SK_PLUG_PFN; pfn < SK_PLUG_PFN + 512; pfn++) {
+			pa = sk_page(&s, pfn, (2ULL << 61) | 1ULL << 10,
+				     vmemmap + pfn * 64 + 8, 0, -1, 1);
+			sk_put64(&s, pa + 16, vmemmap + pfn * 64 + 8);
+		}
+	}
+
 	vi_len = (uint64_t)snprintf(vi, sizeof(vi),
 		"OSRELEASE=%s\nPAGESIZE=4096\nSYMBOL(init_top_pgt)=%llx\n"
 		"SYMBOL(_stext)=%llx\nNUMBER(phys_base)=0\nKERNELOFFSET=0\n"
-		"%s",
+		"%s%s",
 		o->release ? o->release : "6.12.0-synth",
 		(unsigned long long)SK_SYM_TOP_PGT, (unsigned long long)SK_TEXT,
 		o->no_l5_note ? "" : o->la57 ? "NUMBER(pgtable_l5_enabled)=1\n" :
-					       "NUMBER(pgtable_l5_enabled)=0\n");
+					       "NUMBER(pgtable_l5_enabled)=0\n",
+		o->hotplug ? "NUMBER(SECTION_SIZE_BITS)=27\n" : "");
 	(void)vi_len;
 	/* direct map of RAM, kernel image; optionally with a hole */
 	memset(segs, 0, sizeof(segs));
@@ -412,6 +455,24 @@ static inline int sk_hugetlb_layout(struct mmc_layout *l)
 	l->sym_found[MMC_SYM_VMEMMAP_OPTIMIZE_ENABLED] = true;
 	l->sym[MMC_SYM_VMEMMAP_OPTIMIZE_ENABLED] = SK_SYM_HVO_ON;
 	return mmc_test_enum(l, MMC_ENUM_HUGETLB_PAGE_FLAGS, hpg, sizeof(hpg) / sizeof(hpg[0]));
+}
+
+/* The memory block items of 6.12's layout, added to l. */
+static inline int sk_hotplug_layout(struct mmc_layout *l)
+{
+	static const struct mmc_test_enumerator state[] = {
+		{ "MEM_ONLINE", 0 }, { "MEM_GOING_OFFLINE", 1 }, { "MEM_OFFLINE", 2 },
+	};
+
+	mmc_test_member(l, MMC_MEMBLOCK_START_SECTION, "start_section_nr", 0, 8, 0);
+	mmc_test_member(l, MMC_MEMBLOCK_STATE, "state", 8, 4, 0);
+	mmc_test_member(l, MMC_MEMBLOCK_NID, "nid", 16, 4, 0);
+	mmc_test_member(l, MMC_MEMBLOCK_ALTMAP, "altmap", SK_MEMBLOCK_ALTMAP, 8, 0);
+	l->sym_found[MMC_SYM_MEMORY_BLOCKS] = true;
+	l->sym[MMC_SYM_MEMORY_BLOCKS] = SK_SYM_MEMORY_BLOCKS;
+	l->sym_found[MMC_SYM_SECTIONS_PER_BLOCK] = true;
+	l->sym[MMC_SYM_SECTIONS_PER_BLOCK] = SK_SYM_SECTIONS_PER_BLOCK;
+	return mmc_test_enum(l, MMC_ENUM_MEMORY_BLOCK_STATE, state, sizeof(state) / sizeof(state[0]));
 }
 
 /* The layout that goes with it: the 6.12 fixture plus symbols and identity. */

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * HugeTLB discovery (engine/discover_hugetlb.c) on the synthetic kernel
+ * HugeTLB and memory block discovery (engine/discover_hugetlb.c,
+ * discover_hotplug.c) on the synthetic kernel
  * with a pool (synth_kernel.h "hugetlb"): the folios on the free and
  * active lists, their ranges walked with HVO's shared read-only vmemmap,
  * the pools in the snapshot; a list gone round and counts that do not add
  * up stop reading with a reason naming the address, never a hang; a
- * layout without the pools reads none.  Expected values are the image's
+ * layout without the pools reads none; the memory blocks (synth_kernel.h
+ * "hotplug") with a self-hosted memmap, a block whose section disagrees
+ * with its index.  Expected values are the image's
  * own construction (synth_kernel.h), not the tool's output.
  */
 #include <inttypes.h>
@@ -23,14 +26,14 @@
 #include "tap.h"
 #include "walk.h"
 
-static char dir[] = "/tmp/mmc-hugetlb-XXXXXX";
+static char dir[] = "/tmp/mmc-pools-XXXXXX";
 
 static struct mmc_error *open_huge(const char *name, const struct synth_opts *o, bool pools,
 				   struct mmc_kernel **k)
 {
 	struct mmc_layout *l = synth_layout_new();
 
-	if (l && pools && sk_hugetlb_layout(l)) {
+	if (l && pools && (sk_hugetlb_layout(l) || sk_hotplug_layout(l))) {
 		mmc_layout_destroy(l);
 		l = NULL;
 	}
@@ -212,6 +215,58 @@ static void test_broken(void)
 	mmc_discovery_destroy(d);
 }
 
+static void test_hotplug(void)
+{
+	struct synth_opts o = { .bad_tail = -1, .wild_tail = -1, .hotplug = 1 };
+	struct mmc_discovery *d = discover("plug.core", &o, true);
+	const struct mmc_srange *r = NULL;
+	struct mmc_walk_stats st;
+	struct mmc_snapshot *s;
+	const struct mmc_smemblock *b = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; d && i < d->nranges; i++)
+		if (d->ranges[i].kind == MMC_RANGE_HOTPLUG)
+			r = &d->ranges[i];
+	tap_ok(d && d->plug_state == MMC_READ_DONE && d->nblocks == 2 &&
+	       d->blocks[0].id == 1 && d->blocks[0].start_pfn == SK_PLUG_PFN &&
+	       d->blocks[0].end_pfn == 2 * SK_PLUG_PFN && d->blocks[0].state == 0 &&
+	       d->blocks[0].flags == MMC_MEMBLOCK_SELF_HOSTED && d->blocks[0].altmap_pfns == 512 &&
+	       d->blocks[1].id == 2 && d->blocks[1].start_pfn == 2 * SK_PLUG_PFN &&
+	       d->blocks[1].state == 2 && !d->blocks[1].flags,
+	       "blocks: 1 online with 512 self-hosted memmap pfns, 2 offline without (%s)",
+	       d ? d->plug_why : "no discovery");
+	tap_ok(d && d->nranges == 3 && r && r->start_pfn == SK_PLUG_PFN &&
+	       r->end_pfn == SK_PLUG_PFN + 512 && r->owner == 0 &&
+	       r->altmap_start == SK_PLUG_PFN && r->altmap_end == SK_PLUG_PFN + 512,
+	       "blocks: one hot-plug range, the online block's memmap pfns, all memmap_init_range's");
+	mmc_discovery_destroy(d);
+
+	s = walk("plug-walk.core", &o, &st);
+	tap_ok(s && st.pages == 1536 + 512 && st.unreadable == 0 &&
+	       mmc_snapshot_hotplug(s, &b, &n, NULL) == MMC_READ_DONE && n == 2 &&
+	       b[0].altmap_pfns == 512,
+	       "walk: the 512 self-hosted struct pages read, the blocks in the snapshot (%llu pages)",
+	       (unsigned long long)st.pages);
+	mmc_snapshot_destroy(s);
+
+	o.plug_bad_section = 1;
+	d = discover("plug-bad.core", &o, true);
+	tap_ok(d && d->plug_state == MMC_READ_PARTIAL &&
+	       strstr(d->plug_why, "memory block 2 at 0xffff888000210800 says start_section_nr 3, not 2") &&
+	       d->nblocks == 1 && d->nranges == 3,
+	       "a block whose section is not its index stops, named with its address; the one before kept: %s",
+	       d ? d->plug_why : "no discovery");
+	mmc_discovery_destroy(d);
+
+	o.plug_bad_section = 0;
+	d = discover("plug-none.core", &o, false);
+	tap_ok(d && d->plug_state == MMC_READ_NOT && strstr(d->plug_why, "the layout has no") &&
+	       d->nranges == 2,
+	       "a layout without memory blocks: not read, said: %s", d ? d->plug_why : "no discovery");
+	mmc_discovery_destroy(d);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -221,6 +276,7 @@ int main(void)
 	test_pool();
 	test_walk();
 	test_broken();
+	test_hotplug();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		tap_diag("could not remove %s", dir);
