@@ -9,6 +9,7 @@
  * line), folios by head pfn.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "diff_int.h"
