@@ -245,6 +245,7 @@ struct mmc_error *mmc_discover_hotplug(struct mmc_kernel *k, struct mmc_discover
 		stop(&w, "walking memory_blocks: %s", err->message);
 		mmc_error_destroy(err);
 	}
-	qsort(d->blocks, d->nblocks, sizeof(*d->blocks), cmp_block);
+	if (d->nblocks)
+		qsort(d->blocks, d->nblocks, sizeof(*d->blocks), cmp_block);
 	return add_ranges(&w);
 }

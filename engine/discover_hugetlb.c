@@ -391,7 +391,8 @@ static struct mmc_error *make_spans(struct huge_walk *w)
 	size_t nr = 0, i;
 	uint64_t end = 0;
 
-	qsort(w->f, w->n, sizeof(*w->f), cmp_folio);
+	if (w->n)
+		qsort(w->f, w->n, sizeof(*w->f), cmp_folio);
 	for (i = 0; i < w->n; i++) {
 		if (i && w->f[i].pfn < end) {
 			stop(w, "the HugeTLB folio at pfn 0x%" PRIx64 " (hstates[%u]) overlaps the one at pfn 0x%" PRIx64 " (hstates[%u])",
