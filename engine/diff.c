@@ -40,12 +40,27 @@ static void range_verdict(const struct dctx *c, struct mmc_diff_range *dr)
 		dr->verdict = MMC_IDENTICAL;
 }
 
-static int64_t find_range(const struct mmc_snapshot *s, const struct mmc_srange *r)
+/* The hstate order of a HugeTLB range, 0 for other kinds. */
+static uint32_t huge_order(const struct mmc_snapshot *s, const struct mmc_srange *r)
+{
+	const struct mmc_shstate *hs;
+	size_t nh;
+
+	if (r->kind != MMC_RANGE_HUGETLB)
+		return 0;
+	mmc_snapshot_hugetlb(s, &hs, &nh, NULL, NULL, NULL);
+	return r->owner < nh ? hs[r->owner].order : UINT32_MAX;
+}
+
+/* s's range with r's pfns, kind and (HugeTLB) order; r is of `of`. */
+static int64_t find_range(const struct mmc_snapshot *s, const struct mmc_snapshot *of,
+			  const struct mmc_srange *r)
 {
 	for (size_t i = 0; i < mmc_snapshot_nranges(s); i++) {
 		const struct mmc_srange *x = mmc_snapshot_range(s, i);
 
-		if (x->start_pfn == r->start_pfn && x->end_pfn == r->end_pfn)
+		if (x->start_pfn == r->start_pfn && x->end_pfn == r->end_pfn &&
+		    x->kind == r->kind && huge_order(s, x) == huge_order(of, r))
 			return (int64_t)i;
 	}
 	return -1;
@@ -138,7 +153,7 @@ static struct mmc_error *diff_ranges_of_a(struct dctx *c, const struct mmc_snaps
 	for (size_t i = 0; i < mmc_snapshot_nranges(a) && !c->oom; i++) {
 		const struct mmc_srange *ra = mmc_snapshot_range(a, i);
 		struct mmc_diff_range *dr = &res->ranges[res->nranges];
-		int64_t j = find_range(b, ra);
+		int64_t j = find_range(b, a, ra);
 		const struct mmc_srange *rb;
 
 		c->ri = res->nranges++;
@@ -175,7 +190,7 @@ static void diff_ranges_of_b(struct dctx *c, const struct mmc_snapshot *a,
 		const struct mmc_srange *rb = mmc_snapshot_range(b, i);
 		struct mmc_diff_range *dr;
 
-		if (find_range(a, rb) >= 0)
+		if (find_range(a, b, rb) >= 0)
 			continue;
 		dr = &res->ranges[res->nranges];
 		c->ri = res->nranges++;
@@ -204,7 +219,7 @@ static void unmatched_pgmaps(struct dctx *c, const struct mmc_snapshot *a,
 		for (size_t k = 0; k < mmc_snapshot_nranges(b) && !used; k++) {
 			const struct mmc_srange *rb = mmc_snapshot_range(b, k);
 
-			used = rb->pgmap_index == i && find_range(a, rb) >= 0;
+			used = rb->pgmap_index == i && find_range(a, b, rb) >= 0;
 		}
 		if (!used && !res->discovery_incomplete[0])
 			diff_pgdiff_claimable(c, "range", 1, (int64_t)i, -1, NULL, NULL, NULL, NULL,
@@ -265,6 +280,8 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 		goto fail;
 	diff_ranges_of_b(c, a, b);
 	unmatched_pgmaps(c, a, b, pg_seen);
+	diff_hugetlb(c, a, b);
+	diff_hotplug(c, a, b);
 	if (c->oom)
 		goto nomem;
 	if (c->bad_obj_seen) {

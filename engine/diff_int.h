@@ -209,4 +209,8 @@ void diff_pgmap(struct dctx *c, uint32_t ia, const struct mmc_spgmap *pa,
 		uint32_t ib, const struct mmc_spgmap *pb);
 void diff_srange(struct dctx *c, const struct mmc_srange *x, const struct mmc_srange *y);
 
+/* diff_pools.c: the HugeTLB pools of both images, as pgmap sentences */
+void diff_hugetlb(struct dctx *c, const struct mmc_snapshot *a, const struct mmc_snapshot *b);
+void diff_hotplug(struct dctx *c, const struct mmc_snapshot *a, const struct mmc_snapshot *b);
+
 #endif

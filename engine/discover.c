@@ -255,6 +255,11 @@ struct mmc_error *mmc_discover(struct mmc_kernel *k, struct mmc_discovery **out)
 	for (i = 0; i < d->npgmaps; i++)
 		for (j = 0; j < d->pgmaps[i].info.nr_range; j++)
 			fill_range(k, &d->pgmaps[i], i, j, &d->ranges[d->nranges++]);
+	err = mmc_discover_hugetlb(k, d);
+	if (!err)
+		err = mmc_discover_hotplug(k, d);
+	if (err)
+		goto fail;
 	qsort(d->ranges, d->nranges, sizeof(*d->ranges), cmp_range);
 	/* Overlapping ranges cannot both be right: keep the first. */
 	for (i = 1, kept = d->nranges ? 1 : 0; i < d->nranges; i++) {
@@ -289,5 +294,7 @@ void mmc_discovery_destroy(struct mmc_discovery *d)
 	free(d->pgmaps);
 	free(d->ranges);
 	free(d->dax);
+	free(d->folio_spans);
+	free(d->blocks);
 	free(d);
 }

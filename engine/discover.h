@@ -18,6 +18,8 @@
 
 #define MMC_MAX_PGMAP_RANGES 64
 #define MMC_DAX_WHY_MAX 512
+/* HUGE_MAX_HSTATE is 2 on x86_64, at most 16 anywhere (snapshot.h) */
+#define MMC_DISCOVER_MAX_HSTATES 16
 
 struct mmc_dpgmap {
 	struct mmc_spgmap info;		/* owner/ops left RAW until normalised */
@@ -48,6 +50,22 @@ struct mmc_discovery {
 	char dax_why[MMC_DAX_WHY_MAX];	/* "" exactly when MMC_DAX_READ */
 	size_t ndax;
 	struct mmc_dax_span *dax;	/* sorted by start_pfn */
+	/*
+	 * The HugeTLB pools (discover_hugetlb.c), as the snapshot keeps them
+	 * (mmc_snapshot_set_hugetlb()); like dax_why, huge_why never makes
+	 * discovery incomplete by itself: it says which folios are missing.
+	 */
+	enum mmc_read_state huge_state;
+	char huge_why[MMC_DAX_WHY_MAX];	/* "" exactly when MMC_READ_DONE */
+	size_t nhstates;
+	struct mmc_shstate hstates[MMC_DISCOVER_MAX_HSTATES];
+	size_t nfolio_spans;
+	struct mmc_sfolios *folio_spans;	/* sorted by start_pfn */
+	/* The memory blocks (discover_hotplug.c), the same way. */
+	enum mmc_read_state plug_state;
+	char plug_why[MMC_DAX_WHY_MAX];	/* "" exactly when MMC_READ_DONE */
+	size_t nblocks;
+	struct mmc_smemblock *blocks;	/* sorted by start_pfn */
 };
 
 /*
@@ -67,5 +85,23 @@ void mmc_discovery_destroy(struct mmc_discovery *d);
  * Fails only on allocation; what could not be read is d->dax_why.
  */
 struct mmc_error *mmc_discover_dax(struct mmc_kernel *k, struct mmc_discovery *d);
+
+/*
+ * The HugeTLB pools: every hstate in use, the folios on its free and
+ * active lists as d->folio_spans, and one MMC_RANGE_HUGETLB range per run
+ * of consecutive folios of one hstate appended to d->ranges (unsorted).
+ * Fails only on allocation or a layout that cannot be; what could not be
+ * read is d->huge_why (MMC_READ_PARTIAL), a layout without the pools
+ * MMC_READ_NOT.
+ */
+struct mmc_error *mmc_discover_hugetlb(struct mmc_kernel *k, struct mmc_discovery *d);
+
+/*
+ * The memory blocks (memory_blocks xarray) into d->blocks, and one
+ * MMC_RANGE_HOTPLUG range per online block's self-hosted memmap pfns
+ * (memmap_on_memory) appended to d->ranges (unsorted).  Fails only on
+ * allocation; what could not be read is d->plug_why.
+ */
+struct mmc_error *mmc_discover_hotplug(struct mmc_kernel *k, struct mmc_discovery *d);
 
 #endif

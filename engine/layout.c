@@ -144,6 +144,35 @@ const struct mmc_member_spec mmc_member_specs[MMC_MEMBER_COUNT] = {
 		{ "range.start" }, true, "dev_dax_range.start", 2 },
 	[MMC_DEV_DAX_RANGE_END] = { MMC_DEV_DAX_RANGE_END, "dev_dax_range",
 		{ "range.end" }, true, "dev_dax_range.end", 2 },
+
+	[MMC_LIST_HEAD_PREV] = { MMC_LIST_HEAD_PREV, "list_head",
+		{ "prev" }, true, "list_head.prev", 3 },
+	[MMC_HSTATE_ORDER] = { MMC_HSTATE_ORDER, "hstate",
+		{ "order" }, true, "hstate.order", 3 },
+	[MMC_HSTATE_NR] = { MMC_HSTATE_NR, "hstate",
+		{ "nr_huge_pages" }, true, "hstate.nr_huge_pages", 3 },
+	[MMC_HSTATE_FREE] = { MMC_HSTATE_FREE, "hstate",
+		{ "free_huge_pages" }, true, "hstate.free_huge_pages", 3 },
+	[MMC_HSTATE_RESV] = { MMC_HSTATE_RESV, "hstate",
+		{ "resv_huge_pages" }, true, "hstate.resv_huge_pages", 3 },
+	[MMC_HSTATE_SURPLUS] = { MMC_HSTATE_SURPLUS, "hstate",
+		{ "surplus_huge_pages" }, true, "hstate.surplus_huge_pages", 3 },
+	[MMC_HSTATE_ACTIVELIST] = { MMC_HSTATE_ACTIVELIST, "hstate",
+		{ "hugepage_activelist" }, true, "hstate.hugepage_activelist", 3 },
+	[MMC_HSTATE_FREELISTS] = { MMC_HSTATE_FREELISTS, "hstate",
+		{ "hugepage_freelists" }, true, "hstate.hugepage_freelists", 3 },
+	[MMC_HSTATE_NAME] = { MMC_HSTATE_NAME, "hstate",
+		{ "name" }, true, "hstate.name", 3 },
+	[MMC_MEMBLOCK_START_SECTION] = { MMC_MEMBLOCK_START_SECTION, "memory_block",
+		{ "start_section_nr" }, true, "memory_block.start_section_nr", 3 },
+	[MMC_MEMBLOCK_STATE] = { MMC_MEMBLOCK_STATE, "memory_block",
+		{ "state" }, true, "memory_block.state", 3 },
+	[MMC_MEMBLOCK_NID] = { MMC_MEMBLOCK_NID, "memory_block",
+		{ "nid" }, true, "memory_block.nid", 3 },
+	[MMC_MEMBLOCK_ALTMAP] = { MMC_MEMBLOCK_ALTMAP, "memory_block",
+		{ "altmap" }, true, "memory_block.altmap", 3 },
+	[MMC_MEMBLOCK_GROUP] = { MMC_MEMBLOCK_GROUP, "memory_block",
+		{ "group" }, true, "memory_block.group", 3 },
 };
 
 const struct mmc_size_spec mmc_size_specs[MMC_SIZE_COUNT] = {
@@ -154,6 +183,7 @@ const struct mmc_size_spec mmc_size_specs[MMC_SIZE_COUNT] = {
 	[MMC_SIZE_RANGE] = { MMC_SIZE_RANGE, "range", false },
 	[MMC_SIZE_XA_NODE] = { MMC_SIZE_XA_NODE, "xa_node", false },
 	[MMC_SIZE_DEV_DAX_RANGE] = { MMC_SIZE_DEV_DAX_RANGE, "dev_dax_range", true, 2 },
+	[MMC_SIZE_HSTATE] = { MMC_SIZE_HSTATE, "hstate", true, 3 },
 };
 
 /*
@@ -175,12 +205,23 @@ const struct mmc_symbol_spec mmc_symbol_specs[MMC_SYM_COUNT] = {
 	[MMC_SYM_INIT_UTS_NS] = { MMC_SYM_INIT_UTS_NS, "init_uts_ns", false },
 	[MMC_SYM_NODE_DATA] = { MMC_SYM_NODE_DATA, "node_data", true },
 	[MMC_SYM_DAX_SUPERBLOCK] = { MMC_SYM_DAX_SUPERBLOCK, "dax_superblock", true, 2 },
+	[MMC_SYM_HSTATES] = { MMC_SYM_HSTATES, "hstates", true, 3 },
+	[MMC_SYM_HUGETLB_MAX_HSTATE] = { MMC_SYM_HUGETLB_MAX_HSTATE, "hugetlb_max_hstate", true, 3 },
+	[MMC_SYM_VMEMMAP_OPTIMIZE_ENABLED] = { MMC_SYM_VMEMMAP_OPTIMIZE_ENABLED,
+					       "vmemmap_optimize_enabled", true, 3 },
+	[MMC_SYM_MEMORY_BLOCKS] = { MMC_SYM_MEMORY_BLOCKS, "memory_blocks", true, 3 },
+	[MMC_SYM_SECTIONS_PER_BLOCK] = { MMC_SYM_SECTIONS_PER_BLOCK, "sections_per_block", true, 3 },
 };
 
 const struct mmc_enum_spec mmc_enum_specs[MMC_ENUM_COUNT] = {
 	[MMC_ENUM_PAGEFLAGS] = { MMC_ENUM_PAGEFLAGS, "pageflags" },
 	[MMC_ENUM_MEMORY_TYPE] = { MMC_ENUM_MEMORY_TYPE, "memory_type" },
 	[MMC_ENUM_ZONE_TYPE] = { MMC_ENUM_ZONE_TYPE, "zone_type" },
+	[MMC_ENUM_HUGETLB_PAGE_FLAGS] = { MMC_ENUM_HUGETLB_PAGE_FLAGS, "hugetlb_page_flags",
+					  true, 3 },
+	[MMC_ENUM_PAGETYPE] = { MMC_ENUM_PAGETYPE, "pagetype", true, 3 },
+	[MMC_ENUM_MEMORY_BLOCK_STATE] = { MMC_ENUM_MEMORY_BLOCK_STATE, "memory_block_state",
+					  true, 3 },
 };
 
 struct mmc_layout *mmc_layout_create(void)
@@ -278,7 +319,8 @@ struct mmc_error *mmc_layout_check(const struct mmc_layout *layout)
 		if (!mmc_symbol_specs[i].optional && !layout->sym_found[i])
 			msg_item(&m, "symbol %s", mmc_symbol_specs[i].name);
 	for (int i = 0; i < MMC_ENUM_COUNT; i++)
-		if (!layout->enums[i].found || !layout->enums[i].count)
+		if (!mmc_enum_specs[i].optional &&
+		    (!layout->enums[i].found || !layout->enums[i].count))
 			msg_item(&m, "enum %s", mmc_enum_specs[i].type);
 	if (!m.items) {
 		text = msg_close(&m);
@@ -364,8 +406,9 @@ struct mmc_error *mmc_layout_enum_add(struct mmc_layout *layout,
  */
 /*
  * The struct page side of the layout only: the items saved layouts gained
- * later (the device-dax chain) only steer discovery, so they stay out, and
- * a kernel keeps the fingerprint its older snapshot files carry.
+ * later (the device-dax chain, the HugeTLB and memory block structures)
+ * only steer discovery, so they stay out, and a kernel keeps the
+ * fingerprint its older snapshot files carry.
  */
 static void fingerprint_text(FILE *f, const struct mmc_layout *l)
 {
@@ -393,6 +436,8 @@ static void fingerprint_text(FILE *f, const struct mmc_layout *l)
 	for (int i = 0; i < MMC_ENUM_COUNT; i++) {
 		const struct mmc_enum *e = &l->enums[i];
 
+		if (mmc_enum_specs[i].since)
+			continue;
 		fprintf(f, "e %s %s\n", mmc_enum_specs[i].type,
 			e->found ? "+" : "-");
 		for (size_t j = 0; j < e->count; j++)

@@ -93,6 +93,25 @@ enum mmc_member_id {
 	MMC_DEV_DAX_RANGES,	/* dev_dax "ranges" */
 	MMC_DEV_DAX_RANGE_START, /* dev_dax_range "range.start" */
 	MMC_DEV_DAX_RANGE_END,	/* dev_dax_range "range.end" */
+	/*
+	 * HugeTLB pools and memory blocks (discover_hugetlb.c,
+	 * discover_hotplug.c; saved layout version 3), all optional: a
+	 * kernel without CONFIG_HUGETLB_PAGE or MEMORY_HOTPLUG has none.
+	 */
+	MMC_LIST_HEAD_PREV,	/* list_head "prev" */
+	MMC_HSTATE_ORDER,	/* hstate "order" */
+	MMC_HSTATE_NR,		/* hstate "nr_huge_pages" */
+	MMC_HSTATE_FREE,	/* hstate "free_huge_pages" */
+	MMC_HSTATE_RESV,	/* hstate "resv_huge_pages" */
+	MMC_HSTATE_SURPLUS,	/* hstate "surplus_huge_pages" */
+	MMC_HSTATE_ACTIVELIST,	/* hstate "hugepage_activelist" */
+	MMC_HSTATE_FREELISTS,	/* hstate "hugepage_freelists" (array: MAX_NUMNODES) */
+	MMC_HSTATE_NAME,	/* hstate "name" (char array) */
+	MMC_MEMBLOCK_START_SECTION, /* memory_block "start_section_nr" */
+	MMC_MEMBLOCK_STATE,	/* memory_block "state" */
+	MMC_MEMBLOCK_NID,	/* memory_block "nid" */
+	MMC_MEMBLOCK_ALTMAP,	/* memory_block "altmap" (pointer; NULL without memmap_on_memory) */
+	MMC_MEMBLOCK_GROUP,	/* memory_block "group" (ACPI/virtio-mem memory groups) */
 	MMC_MEMBER_COUNT
 };
 
@@ -104,6 +123,7 @@ enum mmc_size_id {
 	MMC_SIZE_RANGE,		/* struct range */
 	MMC_SIZE_XA_NODE,	/* struct xa_node */
 	MMC_SIZE_DEV_DAX_RANGE,	/* struct dev_dax_range (optional) */
+	MMC_SIZE_HSTATE,	/* struct hstate (optional: hstates[] stride) */
 	MMC_SIZE_COUNT
 };
 
@@ -119,6 +139,12 @@ enum mmc_symbol_id {
 	MMC_SYM_INIT_UTS_NS,
 	MMC_SYM_NODE_DATA,	/* optional (NUMA) */
 	MMC_SYM_DAX_SUPERBLOCK,	/* drivers/dax/super.c (optional) */
+	/* mm/hugetlb.c, mm/hugetlb_vmemmap.c, drivers/base/memory.c (optional) */
+	MMC_SYM_HSTATES,	/* struct hstate hstates[HUGE_MAX_HSTATE] */
+	MMC_SYM_HUGETLB_MAX_HSTATE, /* int: hstates in use */
+	MMC_SYM_VMEMMAP_OPTIMIZE_ENABLED, /* bool: HVO switched on */
+	MMC_SYM_MEMORY_BLOCKS,	/* DEFINE_XARRAY(memory_blocks) */
+	MMC_SYM_SECTIONS_PER_BLOCK, /* unsigned long */
 	MMC_SYM_COUNT
 };
 
@@ -127,6 +153,10 @@ enum mmc_enum_id {
 	MMC_ENUM_PAGEFLAGS,	/* enum pageflags: PG_locked ... __NR_PAGEFLAGS */
 	MMC_ENUM_MEMORY_TYPE,	/* enum memory_type: MEMORY_DEVICE_* */
 	MMC_ENUM_ZONE_TYPE,	/* enum zone_type: ZONE_DMA ... ZONE_DEVICE, __MAX_NR_ZONES */
+	/* saved layout version 3, optional: */
+	MMC_ENUM_HUGETLB_PAGE_FLAGS, /* enum hugetlb_page_flags: HPG_* bits of folio->private */
+	MMC_ENUM_PAGETYPE,	/* enum pagetype: PGTY_* (6.10+) */
+	MMC_ENUM_MEMORY_BLOCK_STATE, /* enum memory_block_state: MEM_ONLINE ... */
 	MMC_ENUM_COUNT
 };
 
@@ -182,7 +212,7 @@ struct mmc_size_spec { enum mmc_size_id id; const char *type; bool optional; uns
 extern const struct mmc_size_spec mmc_size_specs[MMC_SIZE_COUNT];
 struct mmc_symbol_spec { enum mmc_symbol_id id; const char *name; bool optional; unsigned int since; };
 extern const struct mmc_symbol_spec mmc_symbol_specs[MMC_SYM_COUNT];
-struct mmc_enum_spec { enum mmc_enum_id id; const char *type; };
+struct mmc_enum_spec { enum mmc_enum_id id; const char *type; bool optional; unsigned int since; };
 extern const struct mmc_enum_spec mmc_enum_specs[MMC_ENUM_COUNT];
 
 struct mmc_layout *mmc_layout_create(void);

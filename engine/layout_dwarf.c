@@ -32,6 +32,8 @@ static const char *const wanted_structs[] = {
 	/* the device-dax chain: optional, the scan never goes on for them */
 	"list_head", "super_block", "inode", "dax_device", "dev_dax",
 	"dev_dax_range",
+	/* HugeTLB pools and memory blocks: optional too */
+	"hstate", "memory_block",
 };
 #define NR_STRUCTS (sizeof(wanted_structs) / sizeof(wanted_structs[0]))
 #define NR_REQUIRED_STRUCTS 7
@@ -44,6 +46,7 @@ static const char *const wanted_structs[] = {
 static const char *const preferred_cus[] = {
 	"mm/memremap.c", "mm/mm_init.c", "mm/page_alloc.c",
 	"drivers/dax/super.c", "drivers/dax/bus.c",
+	"mm/hugetlb.c", "drivers/base/memory.c",
 };
 #define NR_PREFERRED (sizeof(preferred_cus) / sizeof(preferred_cus[0]))
 
@@ -103,7 +106,7 @@ static void scan_cu(struct dwarf_ctx *ctx, Dwarf_Die *cudie)
 				ctx->enum_die[i] = die;
 				ctx->enum_found[i] = true;
 				ctx->nr_missing--;
-				ctx->nr_required_missing--;
+				ctx->nr_required_missing -= !mmc_enum_specs[i].optional;
 			}
 		}
 	} while (ctx->nr_missing && dwarf_siblingof(&die, &die) == 0);
@@ -135,7 +138,9 @@ static void find_types(struct dwarf_ctx *ctx)
 	Dwarf_Half version;
 
 	ctx->nr_missing = NR_STRUCTS + MMC_ENUM_COUNT;
-	ctx->nr_required_missing = NR_REQUIRED_STRUCTS + MMC_ENUM_COUNT;
+	ctx->nr_required_missing = NR_REQUIRED_STRUCTS;
+	for (int i = 0; i < MMC_ENUM_COUNT; i++)
+		ctx->nr_required_missing += !mmc_enum_specs[i].optional;
 	/* Pass 1 reads only unit headers and CU names: cheap. */
 	for (; dwarf_get_units(ctx->dw, cu, &next, &version, &unit_type,
 			       &cudie, NULL) == 0 && ctx->nr_missing; cu = next)

@@ -4,7 +4,7 @@
  * text, so a dump can be checked on a machine without the 600 MB debug
  * vmlinux (the idea of makedumpfile -g).  Format, one entry per line:
  *
- *   memmapcheck-layout 2           (version 1 is still read)
+ *   memmapcheck-layout 3           (versions 1 and 2 are still read)
  *   release 6.12.117
  *   build_id 0123abcd...            (may be empty)
  *   source /path/to/vmlinux         (rest of the line)
@@ -19,7 +19,8 @@
  * Every item of the spec tables appears exactly once (as a value or as
  * "missing"), so a file that lost lines is caught even before the checksum;
  * a version 1 file has no lines for the items version 2 added (the
- * device-dax chain), and they read as missing.
+ * device-dax chain), a version 2 file none for those of version 3 (the
+ * HugeTLB and memory block structures, two enums), and they read as missing.
  * The reader is strict: an unknown key, a duplicate, a bad number, a wrong
  * checksum or a missing final line is an error naming the file and line.
  */
@@ -36,7 +37,7 @@
 #include <unistd.h>
 
 #define LAYOUT_MAGIC "memmapcheck-layout"
-#define LAYOUT_VERSION 2
+#define LAYOUT_VERSION 3
 /* Real layouts are ~10 KB; anything this big is not one. */
 #define LAYOUT_MAX_BYTES (16u << 20)
 #define MAX_TOKENS 8
@@ -297,7 +298,7 @@ static struct mmc_error *parse_enum(struct parser *p, char **tok, int n)
 	for (i = 0; i < MMC_ENUM_COUNT; i++)
 		if (n >= 2 && !strcmp(tok[1], mmc_enum_specs[i].type))
 			break;
-	if (i == MMC_ENUM_COUNT)
+	if (i == MMC_ENUM_COUNT || mmc_enum_specs[i].since > p->version)
 		return perr(p, "unknown enum \"%s\"", n >= 2 ? tok[1] : "");
 	e = &p->l->enums[i];
 	if (p->seen_enum_missing[i] || (n == 3 && e->found))
@@ -387,7 +388,8 @@ static struct mmc_error *check_complete(struct parser *p)
 			return perr(p, "no line for symbol %s",
 				    mmc_symbol_specs[i].name);
 	for (int i = 0; i < MMC_ENUM_COUNT; i++)
-		if (!p->seen_enum_missing[i] && !p->l->enums[i].found)
+		if (!p->seen_enum_missing[i] && !p->l->enums[i].found &&
+		    mmc_enum_specs[i].since <= p->version)
 			return perr(p, "no line for enum %s", mmc_enum_specs[i].type);
 	return NULL;
 }

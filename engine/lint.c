@@ -214,6 +214,10 @@ struct mmc_error *mmc_lint(const struct mmc_snapshot *snap,
 
 	nranges = mmc_snapshot_nranges(snap);
 	for (size_t r = 0; r < nranges; r++) {
+		/* the rules are ZONE_DEVICE's (rules.c); HugeTLB and hot-plug
+		 * ranges have none yet */
+		if (mmc_snapshot_range(snap, r)->kind != MMC_RANGE_PGMAP)
+			continue;
 		err = range_begin(c, r);
 		if (err)
 			goto fail;

@@ -71,6 +71,13 @@ struct mmc_lint_result {
 	 */
 	size_t dax_unchecked;
 	char dax_why[256];
+	/*
+	 * Vmemmap pages with a frame whose protection the snapshot does not
+	 * record (a file before version 5): vmemmap-ro and the read-only
+	 * sharing of vmemmap-share were not checked on them.  Not a gap
+	 * either; the report says so.
+	 */
+	uint64_t vprot_unchecked;
 };
 
 struct mmc_lint_opts {

@@ -23,6 +23,7 @@
 
 #include "lint_int.h"
 #include "snapshot_share.h"
+#include "rules.h"
 
 /* Orders beyond this are a corrupt snapshot, not a kernel: PUD_ORDER is 18. */
 #define LINT_MAX_ORDER 40
@@ -153,38 +154,97 @@ static uint64_t compound_of(const struct lint_ctx *c, uint64_t pfn)
 	return (pfn - c->first_head) >> c->order;
 }
 
-/* Does [first, last] hold a head memmap_init_zone_device() starts? */
-static bool holds_head(const struct lint_ctx *c, uint64_t first, uint64_t last,
-		       uint64_t *head)
+/* The first head, page[1] or page[2] of a compound page in [first, last]. */
+static bool holds_folio_page(const struct lint_ctx *c, uint64_t first, uint64_t last,
+			     uint64_t *pfn)
 {
-	uint64_t h;
+	uint64_t p, idx;
 
 	if (c->nr == 1 || last < c->first_head)
 		return false;
-	if (first < c->first_head)
-		first = c->first_head;
-	h = c->first_head + ((first - c->first_head + c->nr - 1) >> c->order << c->order);
-	if (h > last || h >= c->compound_end)
+	p = first < c->first_head ? c->first_head : first;
+	idx = (p - c->first_head) & (c->nr - 1);
+	if (idx >= MMC_TAIL_OTHER)
+		p += c->nr - idx;
+	if (p > last || p >= c->compound_end)
 		return false;
-	*head = h;
+	*pfn = p;
 	return true;
 }
 
+/*
+ * The first pfn of [first, last] the kernel writes after init, so that its
+ * vmemmap page must be writable: a memmap (altmap) pfn (memmap_init_range()),
+ * an order-0 device page, a head, page[1] or page[2]; the altmap reserve
+ * (never written) and plain tails (written once, through the mapping that
+ * populated them) are not.
+ */
+static bool holds_written(const struct lint_ctx *c, uint64_t first, uint64_t last,
+			  uint64_t *pfn)
+{
+	uint64_t end = c->sr->end_pfn;
+	/* [start, end) spans of memmap pfns and order-0 device pages */
+	uint64_t span[3][2] = {
+		{ c->sr->altmap_start, c->sr->altmap_end < c->dev_start ? c->sr->altmap_end : c->dev_start },
+		{ c->dev_start, c->nr == 1 ? end : c->first_head },
+		{ c->nr == 1 ? end : c->compound_end, end },
+	};
+	uint64_t best = UINT64_MAX, p;
+
+	for (unsigned int k = 0; k < 3; k++) {
+		uint64_t lo = first > span[k][0] ? first : span[k][0];
+		uint64_t hi = last + 1 < span[k][1] ? last + 1 : span[k][1];
+
+		if (lo < hi && lo < best)
+			best = lo;
+	}
+	if (holds_folio_page(c, first, last, &p) && p < best)
+		best = p;
+	*pfn = best;
+	return best != UINT64_MAX;
+}
+
+/* What the vmemmap pages mapping one frame say about writing it. */
+enum frame_prot {
+	FP_READ_ONLY = 0,	/* every mapping read-only */
+	FP_WRITABLE,		/* some mapping writable */
+	FP_UNKNOWN,		/* none writable, some not recorded */
+};
+
+static enum frame_prot prot_of(const struct mmc_vframe *vf)
+{
+	if (!(vf->prot_known & MMC_VPROT_WRITABLE))
+		return FP_UNKNOWN;
+	return vf->prot & MMC_VPROT_WRITABLE ? FP_WRITABLE : FP_READ_ONLY;
+}
+
+static enum frame_prot prot_join(enum frame_prot a, enum frame_prot b)
+{
+	if (a == FP_WRITABLE || b == FP_WRITABLE)
+		return FP_WRITABLE;
+	return a == FP_UNKNOWN || b == FP_UNKNOWN ? FP_UNKNOWN : FP_READ_ONLY;
+}
+
 static void share_violation(struct lint_ctx *c, uint64_t per, uint64_t i, uint64_t f,
-			    uint64_t paddr)
+			    uint64_t paddr, enum frame_prot fp)
 {
 	uint64_t first, last, ofirst, olast;
 	const char *why = NULL;
 
 	frame_pfns(c, per, i, &first, &last);
 	frame_pfns(c, per, f, &ofirst, &olast);
-	if (c->nr == 1)
+	if (c->nr == 1) {
 		why = "shared in an order-0 pgmap";
-	else if (c->pg->has_altmap)
+	} else if (c->pg->has_altmap) {
 		why = "shared with an altmap (memmap in device memory)";
-	else if (compound_of(c, ofirst) != compound_of(c, last) ||
-		 compound_of(c, first) != compound_of(c, last))
-		why = "shares a frame with another compound page";
+	} else if (compound_of(c, ofirst) != compound_of(c, last) ||
+		   compound_of(c, first) != compound_of(c, last)) {
+		/* shared across compound pages: only read-only, as the
+		 * shared tail frame is mapped (PAGE_KERNEL_RO); not
+		 * recorded: not checked (check_prot() counts the pages) */
+		if (fp == FP_WRITABLE)
+			why = "shares a frame with another compound page, and a mapping of it is writable";
+	}
 	/* a head's frame shared within its compound page: head-frame */
 	if (!why)
 		return;
@@ -195,20 +255,59 @@ static void share_violation(struct lint_ctx *c, uint64_t per, uint64_t i, uint64
 			     i, f, paddr, ofirst, olast, why);
 }
 
-/* Frame i, mapped by `count` vmemmap pages, the first of them f. */
+/* Frame i, mapped by `count` vmemmap pages, the first of them f; fp what
+ * all of them say. */
 static void check_frame(struct lint_ctx *c, uint64_t per, uint64_t i, uint64_t f,
-			uint64_t count, uint64_t paddr)
+			uint64_t count, uint64_t paddr, enum frame_prot fp)
 {
-	uint64_t first, last, head;
+	uint64_t first, last, pfn;
 
 	frame_pfns(c, per, i, &first, &last);
-	if (holds_head(c, first, last, &head))
-		lint_violate(c, MMC_RULE_HEAD_FRAME, head,
-			     "head 0x%" PRIx64 " lies in vmemmap page %" PRIu64 ", whose frame 0x%" PRIx64
+	if (holds_folio_page(c, first, last, &pfn)) {
+		uint64_t idx = (pfn - c->first_head) & (c->nr - 1);
+
+		lint_violate(c, MMC_RULE_HEAD_FRAME, pfn,
+			     "%s 0x%" PRIx64 " lies in vmemmap page %" PRIu64 ", whose frame 0x%" PRIx64
 			     " %" PRIu64 " vmemmap pages map (first: vmemmap page %" PRIu64 ")",
-			     head, i, paddr, count, f);
+			     idx ? mmc_tail_index_name(mmc_tail_index_of(idx)) : "head", pfn, i,
+			     paddr, count, f);
+	}
 	if (f != i)
-		share_violation(c, per, i, f, paddr);
+		share_violation(c, per, i, f, paddr, fp);
+}
+
+/* Vmemmap page i, mapped read-only (vmemmap-ro), or its protection not
+ * recorded (counted, not checked). */
+static void check_prot(struct lint_ctx *c, uint64_t per, uint64_t i,
+		       const struct mmc_vframe *vf)
+{
+	uint64_t first, last, pfn;
+
+	if (vf->kind != MMC_VF_RAM && vf->kind != MMC_VF_DEVICE)
+		return;
+	if (prot_of(vf) == FP_UNKNOWN) {
+		c->res->vprot_unchecked++;
+		return;
+	}
+	if (prot_of(vf) == FP_WRITABLE)
+		return;
+	frame_pfns(c, per, i, &first, &last);
+	if (!holds_written(c, first, last, &pfn))
+		return;
+	for (uint64_t p = pfn; p <= last; p++) {
+		struct lint_expect e = lint_expect(c, p);
+		const char *what = e.place == LP_ALTMAP ? "a memmap (altmap) page" :
+				   e.place == LP_SINGLE ? "an order-0 page" :
+				   e.place == LP_HEAD ? "a head" :
+				   e.place == LP_TAIL && e.index < MMC_TAIL_OTHER ?
+				   mmc_tail_index_name(mmc_tail_index_of(e.index)) : NULL;
+
+		if (what)
+			lint_violate(c, MMC_RULE_VMEMMAP_RO, p,
+				     "%s at pfn 0x%" PRIx64 " lies in vmemmap page %" PRIu64
+				     ", mapped read-only (frame 0x%" PRIx64 ")",
+				     what, p, i, vf->paddr);
+	}
 }
 
 bool lint_check_vframes(struct lint_ctx *c)
@@ -232,25 +331,53 @@ bool lint_check_vframes(struct lint_ctx *c)
 		size_t nv = mmc_snapshot_range_nvframe_runs(c->snap, c->range);
 		struct mmc_fshare_run prev, cur;
 
+		memset(&prev, 0, sizeof(prev));
 		for (size_t j = 0; j < nv; j++) {
 			uint64_t first, count;
+			enum frame_prot fp;
 
 			mmc_fshare_load(c->snap, c->range, j, &cur);
-			if (mmc_fshare_group(j ? &prev : NULL, &cur, &first, &count))
+			if (prot_of(&cur.first) != FP_WRITABLE)
+				for (uint64_t i = cur.start; i < cur.start + cur.count; i++)
+					check_prot(c, per, i, &cur.first);
+			if (mmc_fshare_group(j ? &prev : NULL, &cur, &first, &count)) {
+				fp = prot_of(&cur.first);
+				if (first < cur.start)
+					fp = prot_join(fp, prot_of(&prev.first));
 				for (uint64_t i = first; i < cur.start + cur.count; i++)
-					check_frame(c, per, i, first, count, cur.first.paddr);
+					check_frame(c, per, i, first, count, cur.first.paddr, fp);
+			}
 			prev = cur;
 		}
 		mmc_fshare_free(&fs);
 		return true;
 	}
-	for (size_t i = 0; i < fs.vs.n; i++) {
-		struct mmc_vframe vf;
+	{
+		/* what every frame's mappings say, at its first page */
+		uint8_t *fp = calloc(fs.vs.n ? fs.vs.n : 1, 1);
 
-		if (fs.vs.count[i] < 2)
-			continue;
-		mmc_snapshot_range_vframe(c->snap, c->range, i, &vf);
-		check_frame(c, per, i, fs.vs.first[i], fs.vs.count[i], vf.paddr);
+		if (!fp) {
+			mmc_fshare_free(&fs);
+			return false;
+		}
+		for (size_t i = 0; i < fs.vs.n; i++) {
+			struct mmc_vframe vf;
+
+			mmc_snapshot_range_vframe(c->snap, c->range, i, &vf);
+			check_prot(c, per, i, &vf);
+			fp[fs.vs.first[i]] = (uint8_t)prot_join((enum frame_prot)fp[fs.vs.first[i]],
+								prot_of(&vf));
+		}
+		for (size_t i = 0; i < fs.vs.n; i++) {
+			struct mmc_vframe vf;
+
+			if (fs.vs.count[i] < 2)
+				continue;
+			mmc_snapshot_range_vframe(c->snap, c->range, i, &vf);
+			check_frame(c, per, i, fs.vs.first[i], fs.vs.count[i], vf.paddr,
+				    (enum frame_prot)fp[fs.vs.first[i]]);
+		}
+		free(fp);
 	}
 	mmc_fshare_free(&fs);
 	return true;

@@ -253,7 +253,7 @@ struct mmc_sfolios {
 
 /* A hot-plugged memory block (struct memory_block, drivers/base/memory.c). */
 enum mmc_memblock_flag {
-	MMC_MEMBLOCK_ALTMAP = 1 << 0,	/* memmap_on_memory: its memmap in its first pfns */
+	MMC_MEMBLOCK_SELF_HOSTED = 1 << 0,	/* memmap_on_memory: its memmap in its first pfns */
 };
 struct mmc_smemblock {
 	uint64_t id;			/* memory block id: start section / sections per block */
@@ -261,7 +261,7 @@ struct mmc_smemblock {
 	uint32_t nid;
 	uint32_t state;			/* mem->state: MEM_ONLINE, MEM_OFFLINE, ... */
 	uint32_t flags;			/* enum mmc_memblock_flag */
-	uint64_t altmap_pfns;		/* MMC_MEMBLOCK_ALTMAP: pfns holding the memmap */
+	uint64_t altmap_pfns;		/* MMC_MEMBLOCK_SELF_HOSTED: pfns holding the memmap */
 	uint64_t kaddr;			/* display only */
 };
 

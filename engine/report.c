@@ -55,12 +55,31 @@ const char *mmc_report_range_type(const struct mmc_snapshot *snap, int64_t range
 	if (!snap || range < 0 || (size_t)range >= mmc_snapshot_nranges(snap))
 		return "";
 	sr = mmc_snapshot_range(snap, (size_t)range);
+	if (sr->kind == MMC_RANGE_HUGETLB)
+		return "hugetlb";
+	if (sr->kind == MMC_RANGE_HOTPLUG)
+		return "hotplug";
 	if (sr->pgmap_index >= mmc_snapshot_npgmaps(snap))
 		return "";
 	pg = mmc_snapshot_pgmap(snap, sr->pgmap_index);
 	if (pg->type_name[0])
 		return pg->type_name;
 	return "";
+}
+
+/* A range's compound page order: its pgmap's vmemmap_shift, its hstate's
+ * order; 0 when unknown. */
+static uint32_t range_order(const struct mmc_snapshot *snap, const struct mmc_srange *sr)
+{
+	const struct mmc_shstate *hs;
+	size_t nh;
+
+	if (sr->kind == MMC_RANGE_PGMAP && sr->pgmap_index < mmc_snapshot_npgmaps(snap))
+		return mmc_snapshot_pgmap(snap, sr->pgmap_index)->vmemmap_shift;
+	mmc_snapshot_hugetlb(snap, &hs, &nh, NULL, NULL, NULL);
+	if (sr->kind == MMC_RANGE_HUGETLB && sr->owner < nh)
+		return hs[sr->owner].order;
+	return 0;
 }
 
 /* ---- sentences ---- */
@@ -294,8 +313,12 @@ void mmc_report_lint_sentence(const struct mmc_snapshot *snap,
 	if (res->gaps & MMC_LINT_GAP_DISCOVERY)
 		len = append(buf, size, len, "; discovery stopped early: %s", res->discovery_problem);
 	if (res->dax_unchecked)
-		append(buf, size, len, "; dax-range not checked in %zu device-dax range%s: %s",
-		       res->dax_unchecked, res->dax_unchecked == 1 ? "" : "s", res->dax_why);
+		len = append(buf, size, len, "; dax-range not checked in %zu device-dax range%s: %s",
+			     res->dax_unchecked, res->dax_unchecked == 1 ? "" : "s", res->dax_why);
+	if (res->vprot_unchecked)
+		append(buf, size, len, "; vmemmap-ro and read-only sharing not checked on %" PRIu64
+		       " vmemmap page%s: the snapshot does not record their protection (a file before version 5)",
+		       res->vprot_unchecked, res->vprot_unchecked == 1 ? "" : "s");
 }
 
 /* ---- ranges ---- */
@@ -404,10 +427,17 @@ static void text_ranges(FILE *out, const struct mmc_snapshot *snap)
 		uint64_t res_n = r->reserve_end > r->reserve_start ? r->reserve_end - r->reserve_start : 0;
 		uint64_t alt_n = r->altmap_end > r->altmap_start ? r->altmap_end - r->altmap_start : 0;
 
-		fprintf(out, "  %3zu  %#-10" PRIx64 "  %#-10" PRIx64 "  %8" PRIu64 "  %5u  %5u  %016" PRIx64
-			"  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64 "\n",
-			i, r->start_pfn, r->end_pfn, pages, r->pgmap_index, r->range_index,
-			r->vmemmap_start, res_n, alt_n, pages - res_n - alt_n);
+		if (r->kind == MMC_RANGE_PGMAP)
+			fprintf(out, "  %3zu  %#-10" PRIx64 "  %#-10" PRIx64 "  %8" PRIu64 "  %5u  %5u  %016" PRIx64
+				"  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64 "\n",
+				i, r->start_pfn, r->end_pfn, pages, r->pgmap_index, r->range_index,
+				r->vmemmap_start, res_n, alt_n, pages - res_n - alt_n);
+		else
+			fprintf(out, "  %3zu  %#-10" PRIx64 "  %#-10" PRIx64 "  %8" PRIu64 "  %5s  %5s  %016" PRIx64
+				"  %s#%u order %u\n",
+				i, r->start_pfn, r->end_pfn, pages, "-", "-", r->vmemmap_start,
+				mmc_report_range_type(snap, (int64_t)i), r->owner,
+				range_order(snap, r));
 		if (res_n)
 			fprintf(out, "       reserve pfns 0x%" PRIx64 "-0x%" PRIx64 " (never written)\n",
 				r->reserve_start, r->reserve_end);
@@ -416,6 +446,7 @@ static void text_ranges(FILE *out, const struct mmc_snapshot *snap)
 				r->altmap_start, r->altmap_end);
 	}
 	text_dax(out, snap);
+	mmc_report_text_pools(out, snap);
 }
 
 void mmc_report_ranges(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt)
@@ -536,9 +567,7 @@ static void show_run(FILE *out, const struct mmc_snapshot *snap, size_t range,
 	if (v.head) {
 		const struct mmc_srange *sr = mmc_snapshot_range(snap, range);
 
-		if (sr->pgmap_index < mmc_snapshot_npgmaps(snap))
-			snprintf(order, sizeof(order), "%u",
-				 mmc_snapshot_pgmap(snap, sr->pgmap_index)->vmemmap_shift);
+		snprintf(order, sizeof(order), "%u", range_order(snap, sr));
 	}
 	fprintf(out, "  %-34s  %-7s  %-4s  %4u  %4u  %-10s  %5s  %-9s  %4d  %4d  %-16s  %6" PRIu64 "  %-12s  %s\n",
 		span, role_name(rec->role),
@@ -614,11 +643,15 @@ static void text_show(FILE *out, const struct mmc_snapshot *snap, long only)
 
 		if (only >= 0 && (size_t)only != r)
 			continue;
-		if (sr->pgmap_index < mmc_snapshot_npgmaps(snap))
-			shift = mmc_snapshot_pgmap(snap, sr->pgmap_index)->vmemmap_shift;
-		fprintf(out, "RANGE %zu: pfn 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " pages)  pgmap#%u %s  vmemmap_shift %u  %zu runs\n",
-			r, sr->start_pfn, sr->end_pfn, sr->end_pfn - sr->start_pfn,
-			sr->pgmap_index, type[0] ? type : "?", shift, nruns);
+		shift = range_order(snap, sr);
+		if (sr->kind == MMC_RANGE_PGMAP)
+			fprintf(out, "RANGE %zu: pfn 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " pages)  pgmap#%u %s  vmemmap_shift %u  %zu runs\n",
+				r, sr->start_pfn, sr->end_pfn, sr->end_pfn - sr->start_pfn,
+				sr->pgmap_index, type[0] ? type : "?", shift, nruns);
+		else
+			fprintf(out, "RANGE %zu: pfn 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " pages)  %s#%u  order %u  %zu runs\n",
+				r, sr->start_pfn, sr->end_pfn, sr->end_pfn - sr->start_pfn,
+				type, sr->owner, shift, nruns);
 		fprintf(out, SHOW_HDR, "PFN RANGE", "ROLE", "STAT", "ZONE", "NODE",
 			"HEAD", "ORDER", "PGMAP", "REF", "MAP", "MAPPING", "INDEX",
 			"PRIVATE", "FLAGS");

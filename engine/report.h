@@ -59,6 +59,8 @@ const char *mmc_report_levels_origin(const struct mmc_geom *g);
 /* "read", "partial", "not read" */
 const char *mmc_report_dax_state(enum mmc_dax_state state);
 void mmc_report_ranges_other(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt);
+/* report_pools.c: the HugeTLB pools and memory blocks, as text */
+void mmc_report_text_pools(FILE *out, const struct mmc_snapshot *snap);
 void mmc_report_show_json(FILE *out, const struct mmc_snapshot *snap, long range);
 void mmc_report_show_pfn_json(FILE *out, const struct mmc_snapshot *snap, size_t range,
 			      uint64_t pfn, const struct mmc_nrec *rec);

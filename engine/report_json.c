@@ -737,6 +737,7 @@ static void json_lint(FILE *out, const struct mmc_snapshot *snap,
 	} else {
 		fputs("null", out);
 	}
+	fprintf(out, ",\"vprot_unchecked\":%" PRIu64, res->vprot_unchecked);
 	fputs(",\"snapshot\":", out);
 	if (snap)
 		json_info(out, snap);

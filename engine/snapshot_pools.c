@@ -151,8 +151,8 @@ enum mmc_read_state mmc_snapshot_hugetlb(const struct mmc_snapshot *snap,
 static bool block_valid(const struct mmc_smemblock *b, size_t i)
 {
 	if (b[i].start_pfn >= b[i].end_pfn ||
-	    (b[i].flags & ~(uint32_t)MMC_MEMBLOCK_ALTMAP) ||
-	    (!(b[i].flags & MMC_MEMBLOCK_ALTMAP) && b[i].altmap_pfns) ||
+	    (b[i].flags & ~(uint32_t)MMC_MEMBLOCK_SELF_HOSTED) ||
+	    (!(b[i].flags & MMC_MEMBLOCK_SELF_HOSTED) && b[i].altmap_pfns) ||
 	    b[i].altmap_pfns > b[i].end_pfn - b[i].start_pfn)
 		return false;
 	return !i || b[i].start_pfn >= b[i - 1].end_pfn;

@@ -467,6 +467,19 @@ static struct mmc_error *add_dax(struct walker *w, const struct mmc_discovery *d
 	return mmc_snapshot_set_dax(w->snap, d->dax_state, d->dax_why, d->dax, d->ndax);
 }
 
+static struct mmc_error *add_hugetlb(struct walker *w, const struct mmc_discovery *d)
+{
+	return mmc_snapshot_set_hugetlb(w->snap, d->huge_state, d->huge_why,
+					d->hstates, d->nhstates,
+					d->folio_spans, d->nfolio_spans);
+}
+
+static struct mmc_error *add_hotplug(struct walker *w, const struct mmc_discovery *d)
+{
+	return mmc_snapshot_set_hotplug(w->snap, d->plug_state, d->plug_why,
+					d->blocks, d->nblocks);
+}
+
 static struct mmc_error *add_pgmaps(struct walker *w, const struct mmc_discovery *d)
 {
 	struct mmc_error *err;
@@ -558,6 +571,10 @@ struct mmc_error *mmc_walk(struct mmc_kernel *k, const struct mmc_discovery *d,
 		err = add_pgmaps(&w, d);
 	if (!err)
 		err = add_dax(&w, d);
+	if (!err)
+		err = add_hugetlb(&w, d);
+	if (!err)
+		err = add_hotplug(&w, d);
 	for (i = 0; !err && i < d->nranges; i++)
 		w.total += d->ranges[i].end_pfn - d->ranges[i].start_pfn;
 	if (!err)

@@ -226,7 +226,11 @@ void mmc_wplan_next(struct wplan *p, struct witem *it)
 	it->nv = it->emit_from = 0;
 	it->hole_nv = 0;
 	if (!p->in_range) {
-		uint32_t shift = p->d->pgmaps[r->pgmap_index].info.vmemmap_shift;
+		/* a compound page's size: the pgmap's, or the pool's order */
+		uint32_t shift = r->kind == MMC_RANGE_PGMAP ?
+				 p->d->pgmaps[r->pgmap_index].info.vmemmap_shift :
+				 r->kind == MMC_RANGE_HUGETLB && r->owner < p->d->nhstates ?
+				 p->d->hstates[r->owner].order : 0;
 		uint64_t vb = p->k->geom.vmemmap_base;
 
 		p->in_range = true;

@@ -21,9 +21,8 @@ Every check says what its expectation rests on:
 
 Lint: the kernel's rule for the port is that a read-only frame shared
 across compound pages holding only tails is correct, a writable one is not
-(section-vmemmap.md "What lint should accept and reject").  The lint in
-this tree does not know the writable bit yet (the snapshot does, v5): the
-check expects the kernel-rule outcome and is a TAP TODO until it does.
+(doc/SECTION-VMEMMAP.md); lint reads the writable bit from snapshot v5's
+vmemmap protection (rule vmemmap-ro, and vmemmap-share's exception).
 """
 import json
 import os
@@ -273,9 +272,7 @@ def check_lint(port, w):
     # pages, holding tails only, are correct; the mutant's writable ones are not
     tap("vmemmap-share" not in lp["rules"] and len(share_in(lw, R2)) > 0,
         "[proof] lint: the port's read-only shared tail frames are no vmemmap-share violation; "
-        "mut-section-writable's writable ones in range #2 are (%s)" % now, now,
-        todo="lint does not read the vmemmap's writable bit yet (the snap helper's vmemmap-share "
-             "exception for read-only tail frames is not merged)")
+        "mut-section-writable's writable ones in range #2 are (%s)" % now, now)
 
 
 def main():

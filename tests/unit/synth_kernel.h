@@ -61,6 +61,25 @@ struct synth_opts {
 	int ro_shared_tails;
 	/* range 1's first head vmemmap page mapped without _PAGE_RW */
 	int ro_head_frame;
+	/*
+	 * A HugeTLB pool (hstates[0], order 9, 6.12 offsets, see
+	 * sk_hugetlb_layout()): folios at SK_HUGE_PFN and +0x200 on the free
+	 * list, +0x400 on the active list, each with HVO's vmemmap (vmemmap
+	 * pages 1..7 map page 0's frame read-only, 6.12's vmemmap_tail =
+	 * vmemmap_head).  huge_cycle: the second free folio's lru.next points
+	 * back at the first; huge_count: added to nr_huge_pages.
+	 */
+	int hugetlb;
+	int huge_cycle;
+	int huge_count;
+	/*
+	 * Memory blocks (sk_hotplug_layout(), 128 MiB sections, one per
+	 * block): block 1 online with a self-hosted memmap of 512 pfns at
+	 * SK_PLUG_PFN (memmap_on_memory), block 2 offline without one.
+	 * plug_bad_section: block 2's start_section_nr says 3.
+	 */
+	int hotplug;
+	int plug_bad_section;
 };
 
 struct synth {
@@ -76,6 +95,16 @@ static inline uint64_t sk_sym(uint64_t off) { return SK_TEXT + off; }
 #define SK_SYM_VMALLOC_BASE	sk_sym(0x20010)
 #define SK_SYM_PGMAP_ARRAY	sk_sym(0x20100)
 #define SK_SYM_END		sk_sym(0x100000)
+#define SK_SYM_HSTATES		sk_sym(0x40000)
+#define SK_SYM_HUGETLB_MAX	sk_sym(0x40400)
+#define SK_SYM_HVO_ON		sk_sym(0x40408)
+#define SK_HUGE_PFN		0x2000ULL
+#define SK_SYM_MEMORY_BLOCKS	sk_sym(0x40500)
+#define SK_SYM_SECTIONS_PER_BLOCK sk_sym(0x40600)
+#define SK_PLUG_PFN		0x8000ULL	/* section 1 (SECTION_SIZE_BITS 27) */
+#define SK_MEMBLOCK_ALTMAP	496	/* 6.12's offset of memory_block.altmap */
+#define SK_HSTATE_FREELIST	120	/* 6.12 offsets of struct hstate's lists */
+#define SK_HSTATE_ACTIVELIST	104
 
 static inline uint64_t sk_page_offset(const struct synth_opts *o)
 {
@@ -288,14 +317,92 @@ static inline int synth_write(const char *path, const struct synth_opts *o)
 		}
 	}
 
+	if (o->hugetlb) {
+		uint64_t hs = sk_pa(SK_SYM_HSTATES);
+		uint64_t fl = SK_SYM_HSTATES + SK_HSTATE_FREELIST;
+		uint64_t al = SK_SYM_HSTATES + SK_HSTATE_ACTIVELIST;
+		uint64_t lru[3];
+		int f, i;
+
+		for (f = 0; f < 3; f++) {
+			uint64_t h = SK_HUGE_PFN + (uint64_t)f * 512, f0 = s.next_frame;
+
+			s.next_frame += 4096;
+			for (i = 0; i < 8; i++)
+				sk_map_prot(&s, vmemmap + h * 64 + (uint64_t)i * 4096, f0, i == 0);
+			lru[f] = vmemmap + h * 64 + 8;
+			/* head: PG_head, HPG_freed (3) on a free list, and
+			 * HPG_vmemmap_optimized (4); page_type PGTY_hugetlb */
+			pa = sk_page(&s, h, head, 0, 0, (int32_t)0xf4000000u, f == 2);
+			sk_put64(&s, pa + 40, (f < 2 ? 1ULL << 3 : 0) | 1ULL << 4);
+			for (pfn = h + 1; pfn < h + 64; pfn++)
+				sk_page(&s, pfn, pfn == h + 1 ? 9 : 0, vmemmap + h * 64 + 1,
+					SK_TAIL_MAPPING, -1, 0);
+		}
+		/* free: fl -> 0 -> 1 -> fl; active: al -> 2 -> al */
+		sk_put64(&s, sk_pa(fl), lru[0]);
+		sk_put64(&s, sk_pa(fl) + 8, lru[1]);
+		sk_put64(&s, sk_pa(al), lru[2]);
+		sk_put64(&s, sk_pa(al) + 8, lru[2]);
+		for (f = 0; f < 3; f++) {
+			uint64_t next = f == 0 ? lru[1] : f == 1 ? (o->huge_cycle ? lru[0] : fl) : al;
+			uint64_t prev = f == 0 ? fl : f == 1 ? lru[0] : al;
+			uint64_t va2 = lru[f], table = sk_pa(SK_SYM_TOP_PGT);
+			int level;
+
+			for (level = sk_top_level(&s); level >= 0; level--)
+				table = sk_get64(&s, table + ((va2 >> (12 + 9 * level)) & 511) * 8) &
+					0x000ffffffffff000ULL;
+			sk_put64(&s, table + (va2 & 4095), next);
+			sk_put64(&s, table + (va2 & 4095) + 8, prev);
+		}
+		s.ram[hs + 40] = 9;				/* order */
+		sk_put64(&s, hs + 64, (uint64_t)(3 + o->huge_count));	/* nr_huge_pages */
+		sk_put64(&s, hs + 72, 2);			/* free_huge_pages */
+		memcpy(s.ram + hs + 152, "hugepages-2048kB", 17);
+		s.ram[sk_pa(SK_SYM_HUGETLB_MAX)] = 1;
+		s.ram[sk_pa(SK_SYM_HVO_ON)] = 1;
+	}
+
+	if (o->hotplug) {
+		uint64_t b1 = page_offset + 0x210000, b2 = b1 + 0x800, alt = b1 + 0x1000;
+		uint64_t xn = b1 + 0x2000;
+
+		sk_put64(&s, sk_pa(b1), 1);			/* start_section_nr */
+		sk_put64(&s, sk_pa(b1) + 8, 0);			/* MEM_ONLINE */
+		sk_put64(&s, sk_pa(b1) + SK_MEMBLOCK_ALTMAP, alt);
+		sk_put64(&s, sk_pa(alt), SK_PLUG_PFN);		/* base_pfn */
+		sk_put64(&s, sk_pa(alt) + 24, 512);		/* free */
+		sk_put64(&s, sk_pa(b2), o->plug_bad_section ? 3 : 2);
+		sk_put64(&s, sk_pa(b2) + 8, 2);			/* MEM_OFFLINE */
+		s.ram[sk_pa(xn)] = 0;				/* shift 0: slots = ids */
+		s.ram[sk_pa(xn) + 2] = 2;
+		sk_put64(&s, sk_pa(xn) + 40 + 1 * 8, b1);
+		sk_put64(&s, sk_pa(xn) + 40 + 2 * 8, b2);
+		sk_put64(&s, sk_pa(SK_SYM_MEMORY_BLOCKS) + 8, xn + 2);
+		sk_put64(&s, sk_pa(SK_SYM_SECTIONS_PER_BLOCK), 1);
+		/* the memmap of the self-hosted pfns, as
+		 * mhp_init_memmap_on_memory() leaves it: ZONE_NORMAL,
+		 * PG_owner_priv_1 (bit 10), lru to itself, refcount 1 */
+		for (va = vmemmap + SK_PLUG_PFN * 64; va < vmemmap + (SK_PLUG_PFN + 512) * 64;
+		     va += 4096, s.next_frame += 4096)
+			sk_map(&s, va, s.next_frame);
+		for (pfn = SK_PLUG_PFN; pfn < SK_PLUG_PFN + 512; pfn++) {
+			pa = sk_page(&s, pfn, (2ULL << 61) | 1ULL << 10,
+				     vmemmap + pfn * 64 + 8, 0, -1, 1);
+			sk_put64(&s, pa + 16, vmemmap + pfn * 64 + 8);
+		}
+	}
+
 	vi_len = (uint64_t)snprintf(vi, sizeof(vi),
 		"OSRELEASE=%s\nPAGESIZE=4096\nSYMBOL(init_top_pgt)=%llx\n"
 		"SYMBOL(_stext)=%llx\nNUMBER(phys_base)=0\nKERNELOFFSET=0\n"
-		"%s",
+		"%s%s",
 		o->release ? o->release : "6.12.0-synth",
 		(unsigned long long)SK_SYM_TOP_PGT, (unsigned long long)SK_TEXT,
 		o->no_l5_note ? "" : o->la57 ? "NUMBER(pgtable_l5_enabled)=1\n" :
-					       "NUMBER(pgtable_l5_enabled)=0\n");
+					       "NUMBER(pgtable_l5_enabled)=0\n",
+		o->hotplug ? "NUMBER(SECTION_SIZE_BITS)=27\n" : "");
 	(void)vi_len;
 	/* direct map of RAM, kernel image; optionally with a hole */
 	memset(segs, 0, sizeof(segs));
@@ -319,6 +426,53 @@ static inline int synth_write(const char *path, const struct synth_opts *o)
 	}
 	free(s.ram);
 	return ret;
+}
+
+/* The HugeTLB items of 6.12's layout (x86_64, MAX_NUMNODES 1), added to l. */
+static inline int sk_hugetlb_layout(struct mmc_layout *l)
+{
+	static const struct mmc_test_enumerator hpg[] = {
+		{ "HPG_restore_reserve", 0 }, { "HPG_migratable", 1 }, { "HPG_temporary", 2 },
+		{ "HPG_freed", 3 }, { "HPG_vmemmap_optimized", 4 },
+	};
+
+	mmc_test_member(l, MMC_LIST_HEAD_NEXT, "next", 0, 8, 0);
+	mmc_test_member(l, MMC_LIST_HEAD_PREV, "prev", 8, 8, 0);
+	mmc_test_member(l, MMC_HSTATE_ORDER, "order", 40, 4, 0);
+	mmc_test_member(l, MMC_HSTATE_NR, "nr_huge_pages", 64, 8, 0);
+	mmc_test_member(l, MMC_HSTATE_FREE, "free_huge_pages", 72, 8, 0);
+	mmc_test_member(l, MMC_HSTATE_RESV, "resv_huge_pages", 80, 8, 0);
+	mmc_test_member(l, MMC_HSTATE_SURPLUS, "surplus_huge_pages", 88, 8, 0);
+	mmc_test_member(l, MMC_HSTATE_ACTIVELIST, "hugepage_activelist", SK_HSTATE_ACTIVELIST, 16, 0);
+	mmc_test_member(l, MMC_HSTATE_FREELISTS, "hugepage_freelists", SK_HSTATE_FREELIST, 16, 1);
+	mmc_test_member(l, MMC_HSTATE_NAME, "name", 152, 32, 32);
+	l->size[MMC_SIZE_HSTATE] = 184;
+	l->size_found[MMC_SIZE_HSTATE] = true;
+	l->sym_found[MMC_SYM_HSTATES] = true;
+	l->sym[MMC_SYM_HSTATES] = SK_SYM_HSTATES;
+	l->sym_found[MMC_SYM_HUGETLB_MAX_HSTATE] = true;
+	l->sym[MMC_SYM_HUGETLB_MAX_HSTATE] = SK_SYM_HUGETLB_MAX;
+	l->sym_found[MMC_SYM_VMEMMAP_OPTIMIZE_ENABLED] = true;
+	l->sym[MMC_SYM_VMEMMAP_OPTIMIZE_ENABLED] = SK_SYM_HVO_ON;
+	return mmc_test_enum(l, MMC_ENUM_HUGETLB_PAGE_FLAGS, hpg, sizeof(hpg) / sizeof(hpg[0]));
+}
+
+/* The memory block items of 6.12's layout, added to l. */
+static inline int sk_hotplug_layout(struct mmc_layout *l)
+{
+	static const struct mmc_test_enumerator state[] = {
+		{ "MEM_ONLINE", 0 }, { "MEM_GOING_OFFLINE", 1 }, { "MEM_OFFLINE", 2 },
+	};
+
+	mmc_test_member(l, MMC_MEMBLOCK_START_SECTION, "start_section_nr", 0, 8, 0);
+	mmc_test_member(l, MMC_MEMBLOCK_STATE, "state", 8, 4, 0);
+	mmc_test_member(l, MMC_MEMBLOCK_NID, "nid", 16, 4, 0);
+	mmc_test_member(l, MMC_MEMBLOCK_ALTMAP, "altmap", SK_MEMBLOCK_ALTMAP, 8, 0);
+	l->sym_found[MMC_SYM_MEMORY_BLOCKS] = true;
+	l->sym[MMC_SYM_MEMORY_BLOCKS] = SK_SYM_MEMORY_BLOCKS;
+	l->sym_found[MMC_SYM_SECTIONS_PER_BLOCK] = true;
+	l->sym[MMC_SYM_SECTIONS_PER_BLOCK] = SK_SYM_SECTIONS_PER_BLOCK;
+	return mmc_test_enum(l, MMC_ENUM_MEMORY_BLOCK_STATE, state, sizeof(state) / sizeof(state[0]));
 }
 
 /* The layout that goes with it: the 6.12 fixture plus symbols and identity. */

@@ -211,9 +211,96 @@ static void drop_lines(char *text, const char *prefix)
  * with the same fingerprint; a version 1 file that has such a line is not
  * one, and a version 2 file must have them all.
  */
+/* Drop every line of the items a saved layout after version `v` added. */
+static void drop_since(char *text, unsigned int v)
+{
+	char prefix[80];
+
+	for (int i = 0; i < MMC_MEMBER_COUNT; i++) {
+		if (mmc_member_specs[i].since <= v)
+			continue;
+		snprintf(prefix, sizeof(prefix), "member %s ", mmc_member_specs[i].label);
+		drop_lines(text, prefix);
+	}
+	for (int i = 0; i < MMC_SIZE_COUNT; i++) {
+		if (mmc_size_specs[i].since <= v)
+			continue;
+		snprintf(prefix, sizeof(prefix), "size %s ", mmc_size_specs[i].type);
+		drop_lines(text, prefix);
+	}
+	for (int i = 0; i < MMC_SYM_COUNT; i++) {
+		if (mmc_symbol_specs[i].since <= v)
+			continue;
+		snprintf(prefix, sizeof(prefix), "symbol %s ", mmc_symbol_specs[i].name);
+		drop_lines(text, prefix);
+	}
+	for (int i = 0; i < MMC_ENUM_COUNT; i++) {
+		if (mmc_enum_specs[i].since <= v)
+			continue;
+		snprintf(prefix, sizeof(prefix), "enum %s ", mmc_enum_specs[i].type);
+		drop_lines(text, prefix);
+	}
+}
+
+/*
+ * Version 2 files (and the layouts embedded in version 4 snapshots) have
+ * no lines for the HugeTLB and memory block items version 3 added: they
+ * read, those items missing, with the same fingerprint; a version 2 file
+ * with such a line is not one, and a version 3 file must have them all.
+ */
+static void test_version2(const struct mmc_layout *l, const char *text)
+{
+	char *v2 = edit(text, "memmapcheck-layout 3\n", "memmapcheck-layout 2\n"), *s = NULL;
+	struct mmc_layout *back = NULL;
+	struct mmc_error *err;
+	bool missing = true;
+
+	if (!v2) {
+		tap_ok(0, "version 2 text made");
+		return;
+	}
+	drop_since(v2, 2);
+	s = reseal(v2);
+	err = s ? mmc_layout_parse_text(s, strlen(s), "v2.layout", &back) : NULL;
+	for (int i = 0; back && i < MMC_MEMBER_COUNT; i++)
+		if (mmc_member_specs[i].since == 3 && back->member[i].found)
+			missing = false;
+	tap_ok(s && !err && back && missing && !back->sym_found[MMC_SYM_HSTATES] &&
+	       !back->size_found[MMC_SIZE_HSTATE] &&
+	       !back->enums[MMC_ENUM_HUGETLB_PAGE_FLAGS].found &&
+	       back->member[MMC_LIST_HEAD_NEXT].found == l->member[MMC_LIST_HEAD_NEXT].found &&
+	       mmc_layout_fingerprint(back) == mmc_layout_fingerprint(l),
+	       "version 2 file: reads, the HugeTLB and memory block items missing, the same fingerprint%s%s",
+	       err ? ": " : "", err ? err->message : "");
+	mmc_error_destroy(err);
+	mmc_layout_destroy(back);
+	free(s);
+	{
+		char *e = edit(v2, "max_numnodes 1\n", "max_numnodes 1\nmember hstate.order missing\n");
+
+		s = e ? reseal(e) : NULL;
+		if (s)
+			expect_bad(s, strlen(s), "unknown member \"hstate.order\"",
+				   "version 2 file with a version 3 line");
+		free(e);
+		free(s);
+	}
+	free(v2);
+	v2 = strdup(text);
+	if (v2) {
+		drop_lines(v2, "member hstate.order ");
+		s = reseal(v2);
+		if (s)
+			expect_bad(s, strlen(s), "no line for member hstate.order",
+				   "version 3 file without a version 3 line");
+		free(s);
+	}
+	free(v2);
+}
+
 static void test_version1(const struct mmc_layout *l, const char *text)
 {
-	char *v1 = edit(text, "memmapcheck-layout 2\n", "memmapcheck-layout 1\n"), *s = NULL;
+	char *v1 = edit(text, "memmapcheck-layout 3\n", "memmapcheck-layout 1\n"), *s = NULL;
 	struct mmc_layout *back = NULL;
 	struct mmc_error *err;
 	bool missing = true;
@@ -222,16 +309,7 @@ static void test_version1(const struct mmc_layout *l, const char *text)
 		tap_ok(0, "version 1 text made");
 		return;
 	}
-	for (int i = 0; i < MMC_MEMBER_COUNT; i++) {
-		char prefix[80];
-
-		if (!mmc_member_specs[i].since)
-			continue;
-		snprintf(prefix, sizeof(prefix), "member %s ", mmc_member_specs[i].label);
-		drop_lines(v1, prefix);
-	}
-	drop_lines(v1, "size dev_dax_range ");
-	drop_lines(v1, "symbol dax_superblock ");
+	drop_since(v1, 1);
 	s = reseal(v1);
 	err = s ? mmc_layout_parse_text(s, strlen(s), "v1.layout", &back) : NULL;
 	for (int i = 0; back && i < MMC_MEMBER_COUNT; i++)
@@ -280,7 +358,7 @@ static void test_file(const struct mmc_layout *l)
 	text = to_text(l, &len);
 	if (!tap_ok(text != NULL, "write_text"))
 		return;
-	tap_ok(!strncmp(text, "memmapcheck-layout 2\n", 21), "first line is the version");
+	tap_ok(!strncmp(text, "memmapcheck-layout 3\n", 21), "first line is the version");
 	err = mmc_layout_parse_text(text, len, "mem", &back);
 	tap_ok(err == NULL, "parse_text of write_text");
 	mmc_error_destroy(err);
@@ -357,6 +435,7 @@ static void test_file(const struct mmc_layout *l)
 	expect_bad("", 0, "truncated", "empty file");
 	test_body_errors(text);
 	test_version1(l, text);
+	test_version2(l, text);
 	free(text);
 }
 

@@ -58,6 +58,7 @@ enum mut {
 	M_ZONE, M_NODE, M_RESERVED, M_TAIL_FLAGS, M_TAIL_MAPPING,
 	M_TAIL_PRIVATE, M_INDEX, M_HEAD_INDEX, M_ZDD, M_MEMCG, M_ALTMAP_LRU,
 	M_ALTMAP_LRU_MID, M_ALTMAP_REF0, M_POISON, M_FILL, M_UNREADABLE, M_ALIGNED_FIX,
+	M_SHARE_RO, M_SHARE_RO_WRITABLE, M_RO_HEAD, M_RO_ORDER0, M_NO_PROT,
 };
 
 struct fix {
@@ -373,20 +374,40 @@ static void mutate(const struct fix *f, enum mut m, uint64_t pfn, uint8_t *p)
 
 /* vmemmap frame i of range r: range 0's tail frames 2..7 of each compound
  * page map its frame 1 (vmemmap_populate_compound_pages()); range 1's
- * memmap lives in the device, unshared. */
+ * memmap lives in the device, unshared.  All writable (PAGE_KERNEL, as
+ * vmemmap_pte_populate() maps them), range 0 by PTEs, range 1 by PMDs. */
 static void build_vframe(const struct fix *f, enum mut m, unsigned int r, uint64_t i,
 			 struct mmc_vframe *vf)
 {
 	uint64_t per = NR * 64 / 4096, own = i;
 
 	memset(vf, 0, sizeof(*vf));
+	if (m != M_NO_PROT) {
+		vf->prot = vf->prot_known = MMC_VPROT_WRITABLE;
+		vf->leaf = r == 1 ? MMC_VLEAF_PMD : MMC_VLEAF_PTE;
+	}
 	if (r == 1) {
 		vf->kind = MMC_VF_DEVICE;
 		vf->dev_off = (int64_t)i;
 		vf->paddr = (START2 + i) << 12;
+		/* the frame of pfns 64..127: memmap (altmap) and device pages */
+		if (m == M_RO_ORDER0 && i == 1)
+			vf->prot = 0;
 		return;
 	}
 	vf->kind = MMC_VF_RAM;
+	/* the section-based vmemmap: every compound page's tail vmemmap
+	 * pages 1..7 map one shared tail frame, read-only (M_SHARE_RO);
+	 * or the same with the first of them writable */
+	if ((m == M_SHARE_RO || m == M_SHARE_RO_WRITABLE) && i % per >= 1) {
+		vf->share_back = (int64_t)(i - 1);
+		vf->paddr = FRAME_BASE + 4096;
+		if (!(m == M_SHARE_RO_WRITABLE && i == 1))
+			vf->prot = 0;
+		return;
+	}
+	if (m == M_RO_HEAD && i == per)
+		vf->prot = 0;	/* the 2nd compound's head frame read-only */
 	if (m == M_ALIGNED_FIX) {
 		/* compound frames from f->first; the order-0 part unshared */
 		uint64_t ci = i - (f->first - f->start) / 64;
@@ -403,8 +424,10 @@ static void build_vframe(const struct fix *f, enum mut m, unsigned int r, uint64
 		own = 1;		/* ... or the 1st compound's tail frame */
 	vf->share_back = (int64_t)(i - own);
 	vf->paddr = FRAME_BASE + own * 4096;
-	if (m == M_UNREADABLE && i == per + 1)
+	if (m == M_UNREADABLE && i == per + 1) {
 		vf->kind = MMC_VF_UNREADABLE;
+		vf->prot = vf->prot_known = vf->leaf = 0;
+	}
 }
 
 static struct mmc_error *add_range(struct fix *f, struct mmc_snapshot *snap,
@@ -691,6 +714,30 @@ static void dax_unchecked(const struct kcfg *k)
 	mmc_snapshot_destroy(snap);
 }
 
+/*
+ * A snapshot without the protection (a file before version 5): the frame
+ * the 2nd compound page shares with the 1st is not called writable, nor
+ * the sharing wrong; lint says how many vmemmap pages it could not check.
+ */
+static void not_recorded(const struct kcfg *k)
+{
+	struct mmc_snapshot *snap = make(k, M_NO_PROT);
+	struct mmc_lint_result *res = NULL;
+	struct mmc_error *err;
+
+	if (!snap) {
+		tap_ok(0, "%s protection not recorded: snapshot built", k->name);
+		return;
+	}
+	err = mmc_lint(snap, NULL, &res);
+	tap_ok(!err && res->verdict == MMC_LINT_CLEAN && res->vprot_unchecked == 2 * NPAGES * 64 / 4096,
+	       "%s protection not recorded: clean, %" PRIu64 " vmemmap pages not checked (want %d)",
+	       k->name, res ? res->vprot_unchecked : 0, (int)(2 * NPAGES * 64 / 4096));
+	mmc_error_destroy(err);
+	mmc_lint_result_destroy(res);
+	mmc_snapshot_destroy(snap);
+}
+
 /* Every rule, broken alone, on one kernel. */
 static void rules_on(const struct kcfg *k)
 {
@@ -720,6 +767,15 @@ static void rules_on(const struct kcfg *k)
 	expect(k, M_HEAD_FRAME, "tail frame maps the head frame", "head-frame", START + NR, 1);
 	expect(k, M_SHARE_BAD, "tail frame maps the other folio's", "vmemmap-share",
 	       START + NR + 64, 64);
+	/* read-only vmemmap (vmemmap-ro, vmemmap-share) */
+	expect(k, M_SHARE_RO, "one read-only tail frame shared by both compound pages", NULL, 0, 0);
+	expect(k, M_SHARE_RO_WRITABLE, "the shared tail frame mapped writable once",
+	       "vmemmap-share", START + NR + 64, NR - 64);
+	expect(k, M_RO_HEAD, "head, page[1], page[2] in a read-only frame", "vmemmap-ro",
+	       START + NR, 3);
+	expect(k, M_RO_ORDER0, "memmap (altmap) pages in a read-only frame", "vmemmap-ro",
+	       START2 + 64, 64);
+	not_recorded(k);
 	expect(k, M_DAX_OUT, "mapped folio outside its dax range", "dax-range", START, 1);
 	if (!strcmp(k->type, "MEMORY_DEVICE_GENERIC"))
 		dax_unchecked(k);

@@ -113,6 +113,9 @@ static struct mmc_snapshot *make(bool unread, bool break_refcount)
 
 			memset(&vf, 0, sizeof(vf));
 			vf.paddr = 0x200000000ULL + (uint64_t)r * 0x100000 + i * 4096;
+			/* as the walker records them (snapshot format 5) */
+			vf.prot = vf.prot_known = MMC_VPROT_WRITABLE;
+			vf.leaf = MMC_VLEAF_PTE;
 			err = mmc_snapshot_append_vframe(snap, &vf);
 		}
 		if (!err)

@@ -479,7 +479,7 @@ static void test_v5(const char *path)
 	mb.start_pfn = 0x300000;
 	mb.end_pfn = 0x308000;
 	mb.state = 1;
-	mb.flags = MMC_MEMBLOCK_ALTMAP;
+	mb.flags = MMC_MEMBLOCK_SELF_HOSTED;
 	mb.altmap_pfns = 512;
 
 	/* tables that cannot be */
@@ -510,7 +510,7 @@ static void test_v5(const char *path)
 	mb.flags = 0;
 	expect_err(mmc_snapshot_set_hotplug(s, MMC_READ_DONE, "", &mb, 1),
 		   "altmap pfns without the altmap flag");
-	mb.flags = MMC_MEMBLOCK_ALTMAP;
+	mb.flags = MMC_MEMBLOCK_SELF_HOSTED;
 
 	err = mmc_snapshot_set_hugetlb(s, MMC_READ_PARTIAL,
 				       "reading hstates[0].hugepage_activelist at 0xffffffff83001234: the list does not come back",

@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""HugeTLB and memory-block discovery (engine/discover_hugetlb.c,
+discover_hotplug.c) and the pools' and blocks' diff on the
+real 6.12.117 hvo-flavour dumps of issue 19 (scripts/build-kernel.sh --hvo,
+guest layout standard-hvo), when they are in the cache; each one missing
+skips loudly.  Layouts are made from each image's vmlinux.
+
+Checks, each labelled:
+  [proof]   the guest's geometry, scripts/guest/layouts/standard-hvo.sh:
+            "hugetlb N2M N1G add2m= free2m= demote1g= file2m= anon2m=
+            file1g=" and "hotplug ... huge2m=": every pool's folio count,
+            free count and order (x86_64: 2 MiB = order 9, PMD_ORDER; 1 GiB
+            = order 18, PUD_ORDER, arch/x86/include/asm/pgtable_64_types.h);
+            "hotplug START SIZE": the hot-plug ranges, one self-hosted
+            memmap of 512 pfns per 128 MiB block (memmap_on_memory), whose
+            struct pages mhp_init_memmap_on_memory() writes alike on every
+            boot and which no variant here touches.
+  [oracle]  scripts/oracle.py hvo (scripts/oracle_hvo.py: drgn + its own
+            kdump reader and page-table walk, no memmapcheck): `list` gives
+            every hstate and every folio with its list and HPG flags, which
+            the tool's pools must equal exactly, and every memory block with
+            its altmap; `diff` gives the struct
+            pages whose raw words differ between two images, and `predict`
+            the ones a variant changes.  The struct pages the tool reports
+            differing in HugeTLB ranges must be among the raw-different ones
+            (the tool normalises object pointers such as a MAP_HUGETLB
+            folio's anon_vma, so it may report fewer), and for
+            hist-hvo-reset-nr4 they must include every predicted one.
+  [guard]   what the tool says of itself (verdict words).
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from taplib import CLI, TOP, Tap  # noqa: E402
+
+
+class CheckTap(Tap):
+    """taplib's Tap, also returning the result."""
+
+    def __call__(self, ok, what, diag=None, todo=None):
+        super().__call__(ok, what, diag, todo)
+        return bool(ok)
+
+
+tap = CheckTap(diag_lines=30)
+CACHE = os.environ.get("MEMMAPCHECK_CACHE",
+                       os.path.join(os.path.expanduser("~"), ".cache", "memmapcheck"))
+IMAGES = ["6.12-base-hvo-b1", "6.12-base-hvo-b2", "6.12-template-hvo-b1",
+          "6.12-hist-hvo-reset-nr4-hvo-b1"]
+# the oracle needs drgn, which Debian's /usr/bin/python3 has (doc/ORACLE.md)
+ORACLE = ["/usr/bin/python3", os.path.join(TOP, "scripts", "oracle.py"), "hvo"]
+TMP = tempfile.mkdtemp(prefix="mmc-hugetlb-")
+
+
+def kernel_dir(image):
+    """6.12-hist-hvo-reset-nr4-hvo-b1 -> 6.12-hist-hvo-reset-nr4-hvo."""
+    return os.path.join(CACHE, "kernels", re.sub(r"-b\d+$", "", image))
+
+
+def dump(image):
+    return os.path.join(CACHE, "images", image + ".kdump")
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def geometry():
+    """Expected pools from the guest layout: {order: (nr, free)}."""
+    path = os.path.join(TOP, "scripts", "guest", "layouts", "standard-hvo.sh")
+    hug = plug = None
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w and w[0] == "hugetlb":
+                hug = w[1:]
+            elif w and w[0] == "hotplug":
+                plug = w[1:]
+    kv = {}
+    for x in (hug or [])[2:] + (plug or [])[2:]:
+        k, _, v = x.partition("=")
+        kv[k] = int(v)
+    n2, n1 = int(hug[0]), int(hug[1])
+    demote = kv.get("demote1g", 0)
+    nr2 = n2 + kv.get("add2m", 0) - kv.get("free2m", 0) + 512 * demote + kv.get("huge2m", 0)
+    nr1 = n1 - demote
+    free2 = nr2 - kv.get("file2m", 0) - kv.get("anon2m", 0)
+    free1 = nr1 - kv.get("file1g", 0)
+    return {9: (nr2, free2), 18: (nr1, free1)}
+
+
+def tool_pools(text):
+    """hstates and folios from `memmapcheck ranges`' HUGETLB POOLS."""
+    hs, folios, state = [], [], None
+    sec = False
+    for line in text.splitlines():
+        if line.startswith("HUGETLB POOLS"):
+            sec = True
+            state = line.split(":", 1)[1].strip()
+            continue
+        if line.startswith("MEMORY BLOCKS"):
+            break
+        if not sec:
+            continue
+        w = line.split()
+        if len(w) == 9 and w[0].isdigit():
+            hs.append({"order": int(w[3]), "nr": int(w[4]), "free": int(w[5])})
+        elif len(w) == 7 and w[0].isdigit() and w[1].startswith("0x"):
+            start, n, h = int(w[1], 16), int(w[2]), int(w[3])
+            order = hs[h]["order"]
+            for i in range(n):
+                folios.append((start + (i << order), order, w[5], w[6]))
+    return state, hs, sorted(folios)
+
+
+def oracle_pools(js):
+    hs = [{"order": h["order"], "nr": h["nr_huge_pages"], "free": h["free_huge_pages"]}
+          for h in js["hstates"]]
+    folios = sorted((f["head"], f["order"], f["list"],
+                     "optimised" if "HPG_vmemmap_optimized" in f["hpg"] else "plain")
+                    for f in js["folios"])
+    return hs, folios
+
+
+def tool_blocks(text):
+    """(id, start, end, online, self-hosted pfns) from MEMORY BLOCKS."""
+    out, sec = [], False
+    for line in text.splitlines():
+        if line.startswith("MEMORY BLOCKS"):
+            sec = True
+            continue
+        w = line.split()
+        if sec and len(w) >= 6 and w[0].isdigit():
+            out.append((int(w[0]), int(w[1], 16), int(w[2], 16), int(w[3]) == 0,
+                        int(w[5]) if w[5] != "-" else 0))
+    return sorted(out)
+
+
+def plug_geometry():
+    """The DIMM of standard-hvo.sh ("hotplug 4G 256M"): its self-hosted
+    memmaps, one per 128 MiB block (x86_64 with < 64 GiB:
+    probe_memory_block_size()), PFN_UP(block pages * sizeof(struct page)
+    64 / PAGE_SIZE) = 512 pfns each (memory_block_memmap_on_memory_pages())."""
+    path = os.path.join(TOP, "scripts", "guest", "layouts", "standard-hvo.sh")
+    unit = {"M": 1 << 20, "G": 1 << 30}
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w and w[0] == "hotplug":
+                start = int(w[1][:-1]) * unit[w[1][-1]] >> 12
+                size = int(w[2][:-1]) * unit[w[2][-1]] >> 12
+                block = (128 << 20) >> 12
+                return [(p, p + block * 64 // 4096) for p in range(start, start + size, block)]
+    return []
+
+
+def plug_ranges(text):
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"\s*\d+\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+\d+\s+-\s+-\s+\S+\s+hotplug#", line)
+        if m:
+            out.append((int(m.group(1), 16), int(m.group(2), 16)))
+    return out
+
+
+def huge_ranges(text):
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"\s*\d+\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+\d+\s+-\s+-\s+\S+\s+hugetlb#", line)
+        if m:
+            out.append((int(m.group(1), 16), int(m.group(2), 16)))
+    return out
+
+
+def in_ranges(pfn, ranges):
+    return any(s <= pfn < e for s, e in ranges)
+
+
+def main():
+    present = [i for i in IMAGES if os.path.exists(dump(i)) and
+               os.path.exists(os.path.join(kernel_dir(i), "vmlinux"))]
+    for i in IMAGES:
+        if i not in present:
+            tap.skip("%s or its vmlinux is not in %s" % (i, CACHE), "image %s" % i)
+    if not os.path.exists("/usr/bin/python3") or run(["/usr/bin/python3", "-c", "import drgn"])[0]:
+        tap.skip("scripts/oracle.py hvo needs python3-drgn in /usr/bin/python3", "oracle")
+        present = []
+    expect = geometry()
+    expect_plug = plug_geometry()
+    layouts, ranges_text, olists = {}, {}, {}
+    for img in present:
+        lay = os.path.join(TMP, img + ".layout")
+        rc, _, err = run([CLI, "layout", "-q", "-o", lay, os.path.join(kernel_dir(img), "vmlinux")])
+        if not tap(rc == 0, "[guard] %s: layout from its vmlinux" % img, err):
+            continue
+        layouts[img] = lay
+        rc, out, err = run([CLI, "ranges", lay, dump(img)])
+        ranges_text[img] = out
+        state, hs, folios = tool_pools(out)
+        tap(rc == 0 and state == "read", "[guard] %s: HugeTLB pools read" % img, err + "\n" + str(state))
+        got = {h["order"]: (h["nr"], h["free"]) for h in hs}
+        tap(got == expect, "[proof] %s: pools (order: nr, free) as standard-hvo.sh makes them: %s"
+            % (img, expect), "tool: %s" % got)
+        rc, oout, oerr = run(ORACLE + ["list", os.path.join(kernel_dir(img), "vmlinux"), dump(img),
+                                       "-f", "json"])
+        if not tap(rc == 0, "[guard] %s: oracle hvo list runs" % img, oerr):
+            continue
+        olists[img] = json.loads(oout)
+        ohs, ofolios = oracle_pools(olists[img])
+        tap(ohs == hs, "[oracle] %s: hstates (order, nr, free) equal the oracle's" % img,
+            "tool %s\noracle %s" % (hs, ohs))
+        diff = sorted(set(folios) ^ set(ofolios))
+        tap(not diff, "[oracle] %s: %d folios (head, order, list, HPG_vmemmap_optimized) equal the oracle's %d"
+            % (img, len(folios), len(ofolios)),
+            "differing (first 10): %s" % [(hex(a), b, c, d) for a, b, c, d in diff[:10]])
+        tap(sum(1 << f[1] for f in folios) == sum(e - s for s, e in huge_ranges(out)),
+            "[proof] %s: the HugeTLB ranges cover exactly the folios' pages" % img)
+        blocks = tool_blocks(out)
+        oblocks = sorted((b["id"], b["start_pfn"], b["end_pfn"], b["state"] == "MEM_ONLINE",
+                          b["altmap"]["free"] if b["altmap"] else 0)
+                         for b in olists[img]["memory_blocks"])
+        tap(blocks == oblocks, "[oracle] %s: %d memory blocks (id, pfns, online, self-hosted memmap pfns) equal the oracle's %d"
+            % (img, len(blocks), len(oblocks)), "tool %s\noracle %s" % (blocks[-4:], oblocks[-4:]))
+        tap(plug_ranges(out) == expect_plug,
+            "[proof] %s: hot-plug ranges are the self-hosted memmaps standard-hvo.sh's DIMM makes: %s"
+            % (img, [(hex(a), hex(b)) for a, b in expect_plug]),
+            "tool: %s" % [(hex(a), hex(b)) for a, b in plug_ranges(out)])
+
+    def pair(a, b, why):
+        if a not in layouts or b not in layouts:
+            tap.skip("%s or %s not available" % (a, b), "pair %s %s" % (a, b))
+            return None
+        rc, out, err = run([CLI, "compare", "-q", "--all-pages", "-f", "json",
+                            layouts[a], dump(a), layouts[b], dump(b)])
+        if not tap(rc in (0, 1), "[guard] compare %s %s runs (%s)" % (a, b, why), err):
+            return None
+        js = json.loads(out)
+        pools = [d for d in js["pgmap_diffs"] if "hstate" in d or "folio" in d or "HugeTLB" in d
+                 or "memory block" in d]
+        pr = plug_ranges(ranges_text[a])
+        plug_pfns = {p["pfn"] for p in js["pages"] if in_ranges(p["pfn"], pr)}
+        tap(pr and not plug_pfns,
+            "[proof] %s vs %s: the self-hosted memmaps' %d struct pages are identical (mhp_init_memmap_on_memory() writes them alike every boot; %s does not touch it)"
+            % (a, b, sum(e - s for s, e in pr), why), "differing: %s" % sorted(plug_pfns)[:10])
+        hr = huge_ranges(ranges_text[a])
+        pfns = {p["pfn"] for p in js["pages"] if in_ranges(p["pfn"], hr)}
+        rc, oout, oerr = run(ORACLE + ["diff", os.path.join(kernel_dir(a), "vmlinux"), dump(a),
+                                       os.path.join(kernel_dir(b), "vmlinux"), dump(b)])
+        if not tap(rc in (0, 1), "[guard] oracle hvo diff %s %s runs" % (a, b), oerr):
+            return None
+        raw = {int(k, 16): v for k, v in json.loads(oout)["struct_pages"].items()}
+        # a folio whose vmemmap is optimised in one image and not in the
+        # other (the oracle's own page-table walk): its struct pages past
+        # the first vmemmap page (HUGETLB_VMEMMAP_RESERVE_SIZE, 64 struct
+        # pages) sit on a shared read-only frame in one image only, which
+        # the tool records per page (role "shared") even where the words
+        # are alike
+        sps = 4096 // 64
+        hvo_b = {f["head"]: f["hvo"] for f in olists[b]["folios"]} if b in olists else {}
+        moved = set()
+        for f in olists.get(a, {}).get("folios", []):
+            if f["head"] in hvo_b and hvo_b[f["head"]] != f["hvo"]:
+                moved.update(range(f["head"] + sps, f["head"] + (1 << f["order"])))
+        extra = sorted(pfns - set(raw) - moved)
+        tap(not extra, "[oracle] %s vs %s: the %d HugeTLB struct pages the tool reports differing are raw-different (oracle: %d) or on a vmemmap page HVO maps in one image only (oracle: %d)"
+            % (a, b, len(pfns), len(raw), len(moved)), "neither: %s" % [hex(x) for x in extra[:10]])
+        return pools, pfns, raw, moved
+
+    r = pair("6.12-base-hvo-b1", "6.12-base-hvo-b2", "two boots")
+    if r:
+        pools, pfns, raw, moved = r
+        tap(not pools, "[oracle] base b1 vs b2: the pools are identical (oracle: same folios, lists, flags)",
+            "\n".join(pools))
+        # what varies between boots: free-list links (padata enqueue order)
+        # and their HVO fake-head aliases, anon_vma pointers (normalised)
+        missed = sorted(p for p in set(raw) - pfns if set(raw[p]) - {"mapping"})
+        tap(not missed, "[oracle] base b1 vs b2: every raw difference but object pointers (mapping) is reported",
+            "missed: %s" % [(hex(p), raw[p]) for p in missed[:10]])
+    r = pair("6.12-base-hvo-b1", "6.12-template-hvo-b1", "template series leaves HugeTLB alone")
+    if r:
+        pools, pfns, raw, moved = r
+        tap(not pools, "[proof] template vs base: the pools are identical (the template series does not touch mm/hugetlb*.c)",
+            "\n".join(pools))
+    r = pair("6.12-base-hvo-b1", "6.12-hist-hvo-reset-nr4-hvo-b1", "hist-hvo-reset-nr4")
+    if r:
+        pools, pfns, raw, moved = r
+        base = "6.12-base-hvo-b1"
+        rc, pout, perr = run(ORACLE + ["predict", "6.12", "hist-hvo-reset-nr4",
+                                       os.path.join(kernel_dir(base), "vmlinux"), dump(base), "-f", "json"])
+        if tap(rc == 0, "[guard] oracle hvo predict hist-hvo-reset-nr4 runs", perr):
+            pred = {int(k, 16) for k in json.loads(pout)["struct_pages"]}
+            hr = huge_ranges(ranges_text[base])
+            pred_h = {p for p in pred if in_ranges(p, hr)}
+            want = pred_h | moved
+            miss, extra = sorted(want - pfns), sorted(pfns - want)
+            tap(pred_h and moved and not miss and not extra,
+                "[oracle] hist-hvo-reset-nr4 vs base: the tool reports exactly the %d struct pages the oracle predicts in HugeTLB ranges and the %d its HVO change moves (tool: %d)"
+                % (len(pred_h), len(moved), len(pfns)),
+                "missed: %s\nextra: %s" % ([hex(x) for x in miss[:10]], [hex(x) for x in extra[:10]]))
+    return tap.plan()
+
+
+sys.exit(main())
