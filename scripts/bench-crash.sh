@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark: memmapcheck.so's snapshot of the largest ZONE_DEVICE range
 # against crash's own `kmem -p`, timed in one crash batch session.
