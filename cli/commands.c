@@ -886,10 +886,12 @@ static struct mmc_snapshot *snapshot_to_output(const struct opts *o, const char 
 		return NULL;
 	}
 	err = mmc_snapshot_stream_finish(s);
-	if (err)
+	if (err || stop_signal) {
+		/* a stop signal after the walk's last check: no file either */
 		mmc_outfile_abort(of);
-	else
+	} else {
 		err = mmc_outfile_commit(of);
+	}
 	tmp_forget(slot);
 	release_stop_signals(old);
 	if (err) {

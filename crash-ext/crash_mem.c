@@ -113,12 +113,13 @@ static const struct mmc_mem_ops crash_mem_ops = {
 	.destroy = NULL,	/* priv is the mmc_mem itself */
 };
 
-/* The keys the engine reads (kernel.c), as "KEY=value" lines. */
+/* The keys the engine reads (kernel.c, discover_hotplug.c), as "KEY=value"
+ * lines. */
 static const char *const vmcoreinfo_keys[] = {
 	"OSRELEASE", "BUILD-ID", "PAGESIZE", "KERNELOFFSET",
 	"NUMBER(phys_base)", "SYMBOL(_stext)", "SYMBOL(init_top_pgt)",
 	"NUMBER(pgtable_l5_enabled)", "NUMBER(KERNEL_IMAGE_SIZE)",
-	"NUMBER(MAX_PHYSMEM_BITS)",
+	"NUMBER(MAX_PHYSMEM_BITS)", "NUMBER(SECTION_SIZE_BITS)",
 };
 
 static char *vmcoreinfo_text(void)

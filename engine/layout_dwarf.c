@@ -329,8 +329,10 @@ static void resolve_members(struct dwarf_ctx *ctx, struct mmc_layout *l)
 		int t = struct_index(mmc_size_specs[i].type);
 		Dwarf_Word size;
 
+		/* a declaration alone (struct hstate without
+		 * CONFIG_HUGETLB_PAGE) has no size: not found, as crash says */
 		if (t >= 0 && ctx->type_found[t] &&
-		    dwarf_aggregate_size(&ctx->type[t], &size) == 0) {
+		    dwarf_aggregate_size(&ctx->type[t], &size) == 0 && size > 0) {
 			l->size[i] = size;
 			l->size_found[i] = true;
 		}

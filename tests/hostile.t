@@ -117,8 +117,11 @@ def class2(dump, snap, work):
         sigs.append(signal.SIGSEGV)
     for sig in sigs:
         out = os.path.join(work, "sig.snap")
+        # the signal as a shell gives it: not ignored (under nohup SIGHUP
+        # is, and the CLI then rightly finishes its file)
         p = subprocess.Popen([CLI, "snapshot", "-q", "-o", out, LAYOUT, dump],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             preexec_fn=lambda s=sig: signal.signal(s, signal.SIG_DFL))
         caught = False
         deadline = time.time() + 30
         while time.time() < deadline and p.poll() is None:

@@ -39,7 +39,7 @@ for v in $list; do
 	f="$tmp/$name.layout"
 	"$CLI" layout "$v" -o "$f" >"$tmp/out" 2>"$tmp/err"
 	check $? "$name: layout -o: $(cat "$tmp/out" "$tmp/err" | head -c 160)"
-	head -n1 "$f" | grep -qx "memmapcheck-layout 2"
+	head -n1 "$f" | grep -qx "memmapcheck-layout 3"
 	check $? "$name: saved file starts with the version line"
 	tail -n1 "$f" | grep -Eqx "checksum [0-9a-f]{16}"
 	check $? "$name: saved file ends with its checksum"

@@ -13,9 +13,11 @@ image, against two things that are not memmapcheck:
             __PAGE_KERNEL, __PAGE_KERNEL_LARGE), under tables made by
             pmd_populate_kernel()/pud_populate()/p4d_populate()
             (arch/x86/include/asm/pgalloc.h: _PAGE_TABLE, with _PAGE_RW).
-            None of them runs HugeTLB vmemmap optimisation or the
-            section-based compound vmemmap, which map frames read-only.
-            So every vmemmap page with a frame is writable;
+            None of them runs HugeTLB vmemmap optimisation; the
+            section-based compound vmemmap port (7.2-section-vmemmap and
+            mut-section-tail-uninit) write-protects exactly its shared
+            tail vmemmap pages (READ_ONLY below).  Every other vmemmap
+            page with a frame is writable;
   [reader]  an own page-table walk in this file over scripts/damage.py's
             kdump reader (not memmapcheck's): per vmemmap page, mapped or
             not, the AND of bit 1 (_PAGE_RW) over every level, and the
@@ -122,9 +124,27 @@ def check(image):
         "\n".join(wrong))
     mapped = sum(v["count"] for rg in show["ranges"] for v in rg["vframes"]
                  if v["kind"] in ("ram", "device"))
+    ro = READ_ONLY.get(image, 0)
+    if ro:
+        tap(mapped and writable == mapped - ro and not unrecorded,
+            "[proof] %s: %d of %d vmemmap pages read-only, the rest writable (the port's "
+            "vmemmap_wrprotect_shared_tails(): vp1..vp7 of range 2's 64 compound pages, "
+            "vp1.. of the 1 GiB page)" % (image, ro, mapped),
+            "%d writable, %d not recorded of %d" % (writable, unrecorded, mapped))
+        return
     tap(mapped and writable == mapped and not unrecorded,
         "[proof] %s: all %d vmemmap pages with a frame writable (kernel code maps the vmemmap PAGE_KERNEL)" % (image, mapped),
         "%d writable, %d not recorded of %d" % (writable, unrecorded, mapped))
+
+
+# The section-based vmemmap port (patches/7.2/section-vmemmap.patch,
+# doc/SECTION-VMEMMAP.md) write-protects every tail vmemmap page of a
+# device-dax map=mem compound page outside early sections: in the standard
+# guest range 2's 64 2 MiB pages (8 vmemmap pages each, vp0 stays writable)
+# and the 1 GiB page (4096 vmemmap pages); mut-section-tail-uninit keeps
+# that, mut-section-writable does not.
+PORT_READ_ONLY = 64 * (8 - 1) + (0x40000 // 64 - 1)
+READ_ONLY = {"7.2-section-vmemmap-b1": PORT_READ_ONLY, "7.2-mut-section-tail-uninit-b1": PORT_READ_ONLY}
 
 
 def main():
