@@ -54,6 +54,9 @@ compare_threads() {
 for tar in "$top"/dumps/*.tar.xz; do
 	[ -e "$tar" ] || continue
 	g=$(basename "$tar" .tar.xz)
+	# production.tar.xz holds kdump states, not images (split parts, an
+	# incomplete dump, a flattened file): tests/production.t reads those
+	[ "$g" = production ] && continue
 	d=$("$top/scripts/unpack-dumps.sh" "$g" 2> "$tmp/err") || { notok "unpack $g: $(tail -1 "$tmp/err")"; continue; }
 	for dump in "$d"/*.kdump; do
 		[ -e "$dump" ] || continue
