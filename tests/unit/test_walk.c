@@ -59,19 +59,12 @@ static struct mmc_diff_result *diff_of(struct mmc_snapshot *a, struct mmc_snapsh
 
 static const struct synth_opts base = { .bad_tail = -1, .wild_tail = -1 };
 
-int main(void)
+/* Discovery on the base image: both pgmaps and their ranges. */
+static void test_discovery(void)
 {
-	struct synth_opts o;
-	struct mmc_snapshot *a, *b;
-	struct mmc_diff_result *r;
-	struct mmc_walk_stats st;
 	struct mmc_kernel *k = NULL;
 	struct mmc_discovery *d = NULL;
 	struct mmc_error *err;
-	char cmd[300];
-
-	if (!mkdtemp(dir))
-		tap_skip_all("mkdtemp failed");
 
 	err = synth_open(dir, "base.core", &base, &k);
 	tap_ok(!err, "synthetic kernel opens");
@@ -91,8 +84,14 @@ int main(void)
 	}
 	mmc_error_destroy(err);
 	mmc_kernel_destroy(k);
+}
 
-	a = snap_of(&base, "a.core", &st);
+/* The base image's walk, the snapshot the other groups diff against. */
+static struct mmc_snapshot *test_base_walk(void)
+{
+	struct mmc_walk_stats st;
+	struct mmc_snapshot *a = snap_of(&base, "a.core", &st);
+
 	tap_ok(a && st.pages == 1536 && st.unreadable == 0, "walk: %llu pages, %llu unreadable",
 	       (unsigned long long)st.pages, (unsigned long long)st.unreadable);
 	tap_ok(a && mmc_snapshot_nruns(a) < 64, "runs compress: %llu runs",
@@ -120,10 +119,20 @@ int main(void)
 			       (unsigned long long)n, (unsigned long long)bad);
 		}
 	}
+	return a;
+}
 
-	/* the shared tail frames mapped read-only (0x61): vmemmap pages 2..7
-	 * of each compound page, and nothing else */
-	o = base;
+/*
+ * The shared tail frames mapped read-only (0x61): vmemmap pages 2..7 of
+ * each compound page, and nothing else; the diff against a names only
+ * their protection.
+ */
+static void test_ro_shared_tails(struct mmc_snapshot *a)
+{
+	struct synth_opts o = base;
+	struct mmc_snapshot *b;
+	struct mmc_diff_result *r;
+
 	o.ro_shared_tails = 1;
 	b = snap_of(&o, "ro-tails.core", NULL);
 	if (b) {
@@ -162,6 +171,15 @@ int main(void)
 	mmc_diff_result_destroy(r);
 	if (b)
 		mmc_snapshot_destroy(b);
+}
+
+/* A reboot compares identical; mutants and a missing frame do not. */
+static void test_reboot_and_mutants(struct mmc_snapshot *a)
+{
+	struct synth_opts o;
+	struct mmc_snapshot *b;
+	struct mmc_diff_result *r;
+	struct mmc_walk_stats st;
 
 	o = base;
 	o.slab_shift = 7;
@@ -210,6 +228,17 @@ int main(void)
 	mmc_diff_result_destroy(r);
 	if (b)
 		mmc_snapshot_destroy(b);
+}
+
+/* A cyclic xarray and an unreadable pgmap: discovery ends, incomplete. */
+static void test_corrupt_discovery(void)
+{
+	struct synth_opts o;
+	struct mmc_snapshot *b;
+	struct mmc_walk_stats st;
+	struct mmc_kernel *k = NULL;
+	struct mmc_discovery *d = NULL;
+	struct mmc_error *err;
 
 	o = base;
 	o.xa_cycle = 1;
@@ -246,13 +275,19 @@ int main(void)
 	       d && d->problem ? d->problem->message : "no problem recorded");
 	mmc_error_destroy(err);
 	mmc_discovery_destroy(d);
-	d = NULL;
 	mmc_kernel_destroy(k);
-	k = NULL;
 	b = snap_of(&o, "pgmap-unreadable2.core", &st);
 	tap_ok(b && !mmc_snapshot_discovery_complete(b) && st.pages == 1024,
 	       "... and the snapshot says so, with the 1024 pages of the range it has");
 	mmc_snapshot_destroy(b);
+}
+
+/* Corrupt struct pages and vmemmap mappings: recorded as they are. */
+static void test_corrupt_pages(void)
+{
+	struct synth_opts o;
+	struct mmc_snapshot *b;
+	struct mmc_walk_stats st;
 
 	o = base;
 	o.big_order_head = SK_R1_PFN;	/* page[1]: order 10, nr_pages 1024 */
@@ -328,26 +363,40 @@ int main(void)
 		       "compound_head outside the memmap and a head pointing at its page[1]: walk ends, both recorded (obj, page+1+1)");
 	}
 	mmc_snapshot_destroy(b);
+}
 
-	o = base;
+/* A pgmap range of 2^34 pages the page tables do not map: fast, in runs. */
+static void test_huge_range(void)
+{
+	struct synth_opts o = base;
+	struct mmc_snapshot *b;
+	struct mmc_walk_stats st;
+	struct timespec t0 = tap_cpu_start();
+	double secs;
+
 	o.huge_range = 1;
-	{
-		struct timespec t0 = tap_cpu_start();
-		double secs;
-
-		b = snap_of(&o, "huge-range.core", &st);
-		secs = tap_cpu_since(&t0);
-		/* pages: range 0 (512) and range 1 up to 2^34 pfns; read: the
-		 * 1536 mapped ones; the rest unmapped, about one run per
-		 * non-present table entry (512 PMD + 512 PUD + PGD entries) */
-		tap_ok(b && st.pages == 512 + (1ULL << 34) - SK_R1_PFN &&
-		       st.unmapped == st.pages - 1536 && mmc_snapshot_nruns(b) < 2048 &&
-		       secs < tap_cpu_limit(30),
-		       "a pgmap range of 2^34 pages the page tables do not map: %llu pages, %llu unmapped, %llu runs, %.2f CPU s",
-		       (unsigned long long)st.pages, (unsigned long long)st.unmapped,
-		       b ? (unsigned long long)mmc_snapshot_nruns(b) : 0ULL, secs);
-	}
+	b = snap_of(&o, "huge-range.core", &st);
+	secs = tap_cpu_since(&t0);
+	/* pages: range 0 (512) and range 1 up to 2^34 pfns; read: the
+	 * 1536 mapped ones; the rest unmapped, about one run per
+	 * non-present table entry (512 PMD + 512 PUD + PGD entries) */
+	tap_ok(b && st.pages == 512 + (1ULL << 34) - SK_R1_PFN &&
+	       st.unmapped == st.pages - 1536 && mmc_snapshot_nruns(b) < 2048 &&
+	       secs < tap_cpu_limit(30),
+	       "a pgmap range of 2^34 pages the page tables do not map: %llu pages, %llu unmapped, %llu runs, %.2f CPU s",
+	       (unsigned long long)st.pages, (unsigned long long)st.unmapped,
+	       b ? (unsigned long long)mmc_snapshot_nruns(b) : 0ULL, secs);
 	mmc_snapshot_destroy(b);
+}
+
+/* Kernel setups refused at open: a bad vmemmap_base, another release. */
+static void test_refused_kernels(void)
+{
+	static const uint64_t bad[] = { SK_VMEMMAP_L5, 0xff00000000000000ULL,
+					0xffffffff00000000ULL };
+	struct synth_opts o;
+	struct mmc_kernel *k = NULL;
+	struct mmc_error *err;
 
 	/*
 	 * A damaged vmemmap_base: x86_64's 4-level paging sign-extends bit 47,
@@ -356,23 +405,18 @@ int main(void)
 	 * pages (MAX_PHYSMEM_BITS 46) would run past 2^64.  One error each, at
 	 * the variable.
 	 */
-	{
-		static const uint64_t bad[] = { SK_VMEMMAP_L5, 0xff00000000000000ULL,
-						0xffffffff00000000ULL };
-
-		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-			o = base;
-			o.vmemmap_var = bad[i];
-			err = synth_open(dir, "bad-vmemmap-base.core", &o, &k);
-			tap_ok(err && err->code == MMC_ERR_CORRUPT && err->has_address &&
-			       err->address == SK_SYM_VMEMMAP_BASE &&
-			       strstr(err->message, "not canonical for 4-level paging"),
-			       "vmemmap_base 0x%llx refused at the variable: %s",
-			       (unsigned long long)bad[i], err ? err->message : "no error");
-			mmc_error_destroy(err);
-			mmc_kernel_destroy(k);
-			k = NULL;
-		}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		o = base;
+		o.vmemmap_var = bad[i];
+		err = synth_open(dir, "bad-vmemmap-base.core", &o, &k);
+		tap_ok(err && err->code == MMC_ERR_CORRUPT && err->has_address &&
+		       err->address == SK_SYM_VMEMMAP_BASE &&
+		       strstr(err->message, "not canonical for 4-level paging"),
+		       "vmemmap_base 0x%llx refused at the variable: %s",
+		       (unsigned long long)bad[i], err ? err->message : "no error");
+		mmc_error_destroy(err);
+		mmc_kernel_destroy(k);
+		k = NULL;
 	}
 
 	o = base;
@@ -381,6 +425,24 @@ int main(void)
 	tap_ok(err && err->code == MMC_ERR_MISMATCH, "release mismatch refused");
 	mmc_error_destroy(err);
 	mmc_kernel_destroy(k);
+}
+
+int main(void)
+{
+	struct mmc_snapshot *a;
+	char cmd[300];
+
+	if (!mkdtemp(dir))
+		tap_skip_all("mkdtemp failed");
+
+	test_discovery();
+	a = test_base_walk();
+	test_ro_shared_tails(a);
+	test_reboot_and_mutants(a);
+	test_corrupt_discovery();
+	test_corrupt_pages();
+	test_huge_range();
+	test_refused_kernels();
 
 	if (a)
 		mmc_snapshot_destroy(a);
