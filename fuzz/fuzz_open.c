@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "mem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -30,9 +31,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define BS		4096
 #define TEMPLATE_SIZE	(8 * BS)
 #define PATCH_AT	400
-
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
 /*
  * Blocks: 0 header, 1 sub-header, 2-3 bitmaps (two halves of 2 blocks: 8
@@ -50,36 +48,36 @@ static void make_template(uint8_t *f)
 
 	memset(f, 0, TEMPLATE_SIZE);
 	memcpy(f, "KDUMP   ", 8);
-	put32(f + 8, 6);
+	le_put32(f + 8, 6);
 	memcpy(f + 12, "Linux", 5);
 	memcpy(f + 12 + 2 * 65, "6.12.0-fuzz", 11);
 	memcpy(f + 12 + 3 * 65, "#1", 2);
 	memcpy(f + 12 + 4 * 65, "x86_64", 6);
-	put32(f + 428, BS);
-	put32(f + 432, 1);
-	put32(f + 436, 2);
-	put32(f + 440, 8);
+	le_put32(f + 428, BS);
+	le_put32(f + 432, 1);
+	le_put32(f + 436, 2);
+	le_put32(f + 440, 8);
 	/* VMCOREINFO note, then NT_PRSTATUS of 336 bytes */
-	put32(note + n, 11);
-	put32(note + n + 4, vlen);
-	put32(note + n + 8, 0);
+	le_put32(note + n, 11);
+	le_put32(note + n + 4, vlen);
+	le_put32(note + n + 8, 0);
 	memcpy(note + n + 12, "VMCOREINFO", 11);
 	memcpy(note + n + 24, vmcoreinfo, vlen);
 	n += 24 + ((vlen + 3) & ~3u);
-	put32(note + n, 5);
-	put32(note + n + 4, 336);
-	put32(note + n + 8, 1);
+	le_put32(note + n, 5);
+	le_put32(note + n + 4, 336);
+	le_put32(note + n + 8, 1);
 	memcpy(note + n + 12, "CORE", 5);
 	n += 20 + 336;
-	put64(sub + 48, 4 * BS);
-	put64(sub + 56, n);
-	put64(sub + 96, 8);
+	le_put64(sub + 48, 4 * BS);
+	le_put64(sub + 56, n);
+	le_put64(sub + 96, 8);
 	/* both bitmaps: pfns 0 and 1 */
 	f[2 * BS] = 0x3;
 	f[3 * BS] = 0x3;
 	for (i = 0; i < 2; i++) {
-		put64(desc + 24 * i, (uint64_t)(6 + i) * BS);
-		put32(desc + 24 * i + 8, BS);
+		le_put64(desc + 24 * i, (uint64_t)(6 + i) * BS);
+		le_put32(desc + 24 * i + 8, BS);
 		memset(f + (6 + i) * BS, 0x11 * (i + 1), BS);
 	}
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "diff.h"
 #include "lint.h"
 #include "snapshot.h"
@@ -153,9 +154,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* two snapshots back to back: the first's declared size splits */
 		if (size < 80)
 			return 0;
-		half = 0;
-		for (int i = 0; i < 8; i++)
-			half |= (size_t)data[16 + i] << (8 * i);
+		half = (size_t)le_get64(data + 16);
 		if (half < 40 || half > size - 40)
 			return 0;
 		s = load(data, half);

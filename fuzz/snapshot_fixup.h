@@ -11,19 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bytes.h"
+
 static inline void snapshot_fix_up(uint8_t *b, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i;
-
-	for (i = 0; i < 8; i++)
-		b[16 + i] = (uint8_t)((uint64_t)n >> (8 * i));
-	for (i = 0; i < n - 8; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ULL;
-	}
-	for (i = 0; i < 8; i++)
-		b[n - 8 + i] = (uint8_t)(h >> (8 * i));
+	le_put64(b + 16, (uint64_t)n);
+	snapshot_reseal(b, n);
 }
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "layout.h"
 #include "tap.h"
 
@@ -135,22 +136,17 @@ static char *edit(const char *text, const char *from, const char *to)
 static char *reseal(const char *text)
 {
 	const char *c = strstr(text, "checksum ");
-	uint64_t h = 0xcbf29ce484222325ULL;
 	char *out;
 	size_t n;
 
 	if (!c)
 		return NULL;
 	n = (size_t)(c - text);
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)text[i];
-		h *= 0x100000001b3ULL;
-	}
 	out = malloc(n + 32);
 	if (!out)
 		return NULL;
 	memcpy(out, text, n);
-	snprintf(out + n, 32, "checksum %016llx\n", (unsigned long long)h);
+	snprintf(out + n, 32, "checksum %016llx\n", (unsigned long long)fnv1a64(text, n));
 	return out;
 }
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "layout_fixture.h"
 #include "lint.h"
 #include "normalise.h"
@@ -87,18 +88,14 @@ static void put(const struct fix *f, uint8_t *p, enum mmc_member_id id, unsigned
 
 	if (!m->found)
 		return;
-	for (uint32_t i = 0; i < size; i++)
-		p[off + i] = (uint8_t)(v >> (8 * i));
+	le_put(p + off, v, size);
 }
 
 static uint64_t get(const struct fix *f, const uint8_t *p, enum mmc_member_id id)
 {
 	const struct mmc_member *m = &f->layout.member[id];
-	uint64_t v = 0;
 
-	for (uint32_t i = 0; i < m->size && i < 8; i++)
-		v |= (uint64_t)p[m->offset + i] << (8 * i);
-	return v;
+	return le_get(p + m->offset, m->size > 8 ? 8 : m->size);
 }
 
 static uint64_t flagbit(const struct fix *f, const char *name)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "layout_fixture.h"
 #include "normalise.h"
 #include "tap.h"
@@ -22,22 +23,6 @@ struct boot {
 	uint64_t pgmap[2];
 	uint64_t obj_direct, obj_direct2, obj_kimage;
 };
-
-static void put64(uint8_t *b, unsigned int off, uint64_t v)
-{
-	unsigned int i;
-
-	for (i = 0; i < 8; i++)
-		b[off + i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put32(uint8_t *b, unsigned int off, uint32_t v)
-{
-	unsigned int i;
-
-	for (i = 0; i < 4; i++)
-		b[off + i] = (uint8_t)(v >> (8 * i));
-}
 
 static uint64_t page_addr(const struct mmc_geom *g, uint64_t pfn)
 {
@@ -78,51 +63,51 @@ static void boot_b(struct boot *b)
 static void mk_order0(const struct boot *b, uint8_t *p, unsigned int pgmap)
 {
 	memset(p, 0, SPS);
-	put64(p, 0, ZONE_DEVICE_FLAGS | (1ULL << PG_RESERVED));
-	put64(p, 8, b->pgmap[pgmap]);
-	put64(p, 16, b->obj_direct);		/* zone_device_data */
-	put32(p, 48, 0xffffffff);
-	put32(p, 52, 1);
+	le_put64(p + 0, ZONE_DEVICE_FLAGS | (1ULL << PG_RESERVED));
+	le_put64(p + 8, b->pgmap[pgmap]);
+	le_put64(p + 16, b->obj_direct);		/* zone_device_data */
+	le_put32(p + 48, 0xffffffff);
+	le_put32(p + 52, 1);
 }
 
 static void mk_head(const struct boot *b, uint8_t *p)
 {
 	mk_order0(b, p, 1);
-	put64(p, 0, ZONE_DEVICE_FLAGS | (1ULL << PG_RESERVED) | (1ULL << PG_HEAD));
-	put64(p, 16, 0);
+	le_put64(p + 0, ZONE_DEVICE_FLAGS | (1ULL << PG_RESERVED) | (1ULL << PG_HEAD));
+	le_put64(p + 16, 0);
 }
 
 static void mk_page1(const struct boot *b, uint8_t *p, uint64_t head_pfn)
 {
 	memset(p, 0, SPS);
-	put64(p, 0, ZONE_DEVICE_FLAGS | (1ULL << PG_RESERVED) | 9);
-	put64(p, 8, page_addr(&b->geom, head_pfn) + 1);
-	put32(p, 16, 0xffffffff);		/* _large_mapcount */
-	put32(p, 20, 0xffffffff);		/* _entire_mapcount */
-	put32(p, 24, 0);			/* _nr_pages_mapped */
-	put32(p, 28, 0);			/* _pincount */
-	put32(p, 32, 512);			/* _folio_nr_pages */
-	put32(p, 48, 0xffffffff);
-	put32(p, 52, 0);
+	le_put64(p + 0, ZONE_DEVICE_FLAGS | (1ULL << PG_RESERVED) | 9);
+	le_put64(p + 8, page_addr(&b->geom, head_pfn) + 1);
+	le_put32(p + 16, 0xffffffff);		/* _large_mapcount */
+	le_put32(p + 20, 0xffffffff);		/* _entire_mapcount */
+	le_put32(p + 24, 0);			/* _nr_pages_mapped */
+	le_put32(p + 28, 0);			/* _pincount */
+	le_put32(p + 32, 512);			/* _folio_nr_pages */
+	le_put32(p + 48, 0xffffffff);
+	le_put32(p + 52, 0);
 }
 
 static void mk_page2(const struct boot *b, uint8_t *p, uint64_t head_pfn)
 {
 	memset(p, 0, SPS);
-	put64(p, 0, ZONE_DEVICE_FLAGS | (1ULL << PG_RESERVED));
-	put64(p, 8, page_addr(&b->geom, head_pfn) + 1);
-	put64(p, 16, page_addr(&b->geom, head_pfn + 2) + 16);
-	put64(p, 24, b->geom.poison_pointer_delta + 0x400);
-	put32(p, 48, 0xffffffff);
+	le_put64(p + 0, ZONE_DEVICE_FLAGS | (1ULL << PG_RESERVED));
+	le_put64(p + 8, page_addr(&b->geom, head_pfn) + 1);
+	le_put64(p + 16, page_addr(&b->geom, head_pfn + 2) + 16);
+	le_put64(p + 24, b->geom.poison_pointer_delta + 0x400);
+	le_put32(p + 48, 0xffffffff);
 }
 
 static void mk_tail(const struct boot *b, uint8_t *p, uint64_t head_pfn)
 {
 	memset(p, 0, SPS);
-	put64(p, 0, ZONE_DEVICE_FLAGS | (1ULL << PG_RESERVED));
-	put64(p, 8, page_addr(&b->geom, head_pfn) + 1);
-	put64(p, 24, b->geom.poison_pointer_delta + 0x400);
-	put32(p, 48, 0xffffffff);
+	le_put64(p + 0, ZONE_DEVICE_FLAGS | (1ULL << PG_RESERVED));
+	le_put64(p + 8, page_addr(&b->geom, head_pfn) + 1);
+	le_put64(p + 24, b->geom.poison_pointer_delta + 0x400);
+	le_put32(p + 48, 0xffffffff);
 }
 
 static int cls_is(const struct mmc_nval *v, enum mmc_vclass cls, int64_t val,
@@ -170,8 +155,8 @@ static int normalise_sample(const struct mmc_layout *l, const struct boot *b,
 	mk_tail(b, p, HEAD);
 	mmc_norm_page(n, HEAD + 5, p, MMC_ROLE_DEVICE, &recs[4]);
 	mk_order0(b, p, 0);
-	put64(p, 16, b->obj_direct2);
-	put64(p, 24, b->obj_kimage);
+	le_put64(p + 16, b->obj_direct2);
+	le_put64(p + 24, b->obj_kimage);
 	mmc_norm_page(n, PFN0 + 1, p, MMC_ROLE_DEVICE, &recs[5]);
 	mmc_norm_destroy(n);
 	return 0;
@@ -361,16 +346,16 @@ static void test_corrupt(const struct mmc_layout *l, const struct boot *b)
 		return;
 	}
 	mk_tail(b, p, HEAD);
-	put64(p, 8, g->vmemmap_base - SPS + 1);		/* just below vmemmap */
+	le_put64(p + 8, g->vmemmap_base - SPS + 1);		/* just below vmemmap */
 	mmc_norm_page(n, HEAD + 5, p, MMC_ROLE_DEVICE, &r);
 	tap_ok(r.slot[1].cls == MMC_V_RAW, "compound_head below vmemmap: raw");
-	put64(p, 8, g->vmemmap_end + 1);		/* just past the end */
+	le_put64(p + 8, g->vmemmap_end + 1);		/* just past the end */
 	mmc_norm_page(n, HEAD + 5, p, MMC_ROLE_DEVICE, &r);
 	tap_ok(r.slot[1].cls == MMC_V_RAW, "compound_head past vmemmap_end: raw");
-	put64(p, 8, 0x1234567);
+	le_put64(p + 8, 0x1234567);
 	mmc_norm_page(n, HEAD + 5, p, MMC_ROLE_DEVICE, &r);
 	tap_ok(cls_is(&r.slot[1], MMC_V_RAW, 0x1234567, 0), "odd junk compound_head: raw");
-	put64(p, 8, page_addr(g, HEAD) + 3);
+	le_put64(p + 8, page_addr(g, HEAD) + 3);
 	mmc_norm_page(n, HEAD + 5, p, MMC_ROLE_DEVICE, &r);
 	tap_ok(cls_is(&r.slot[1], MMC_V_PAGE, -5, 3), "misaligned head pointer keeps off 3");
 
@@ -383,7 +368,7 @@ static void test_corrupt(const struct mmc_layout *l, const struct boot *b)
 
 	/* pfn 0 and the last pfn: no underflow */
 	mk_order0(b, p, 0);
-	put64(p, 24, page_addr(g, 0));
+	le_put64(p + 24, page_addr(g, 0));
 	mmc_norm_page(n, ((g->vmemmap_end - g->vmemmap_base) / SPS) - 1, p,
 		      MMC_ROLE_ALTMAP, &r);
 	tap_ok(r.slot[3].cls == MMC_V_PAGE &&
@@ -441,7 +426,7 @@ static void test_boots(const struct mmc_layout *l)
 			mmc_norm_page(n, HEAD + 5, p, MMC_ROLE_DEVICE, &r);
 			tap_ok(!recs_equal(&ra[4], &r), "tail with another head differs");
 			mk_tail(&b, p, HEAD);
-			put32(p, 52, 1);
+			le_put32(p + 52, 1);
 			mmc_norm_page(n, HEAD + 5, p, MMC_ROLE_DEVICE, &r);
 			tap_ok(!recs_equal(&ra[4], &r), "tail with refcount 1 differs");
 			mk_order0(&b, p, 1);
@@ -484,13 +469,13 @@ static void test_72(void)
 	mk_tail(&b, p, HEAD);
 	mmc_norm_page(n, HEAD + 5, p, MMC_ROLE_DEVICE, &r);
 	tap_ok(cls_is(&r.slot[1], MMC_V_PAGE, -5, 1), "7.2 tail: compound_info head+1");
-	put64(p, 8, mask9);
+	le_put64(p + 8, mask9);
 	mmc_norm_page(n, HEAD + 5, p, MMC_ROLE_DEVICE, &r);
 	tap_ok(cls_is(&r.slot[1], MMC_V_RAW, (int64_t)mask9, 0),
 	       "7.2 tail: mask compound_info kept raw");
 	tap_ok(mmc_compound_info_is_mask(SPS, mask9, &order) && order == 9,
 	       "mask recognised, order 9");
-	put64(p, 8, mask19);
+	le_put64(p + 8, mask19);
 	mmc_norm_page(n, HEAD + 5, p, MMC_ROLE_DEVICE, &r);
 	tap_ok(r.slot[1].cls == MMC_V_RAW,
 	       "order-19 mask (inside the module range) stays raw in compound slot");
@@ -505,7 +490,7 @@ static void test_72(void)
 	       "pointers, -1, 1, order 0, even values, non-power-of-2 pages: no mask");
 	/* page[1]'s _mm_ids (+104 of the folio = slot 5 of page[1]) */
 	mk_tail(&b, p, HEAD);
-	put64(p, 40, 0xb);
+	le_put64(p + 40, 0xb);
 	mmc_norm_page(n, HEAD + 1, p, MMC_ROLE_DEVICE, &r);
 	tap_ok(r.slot[5].cls == MMC_V_OBJ && r.slot[5].region == MMC_R_MMID,
 	       "7.2 page[1]: _mm_ids numbered as an mm id");
@@ -518,14 +503,14 @@ static void test_72(void)
 
 		if (!mmc_norm_create(&l, &b.geom, b.pgmap, 2, &n2)) {
 			mmc_norm_page(n, HEAD + 1, p, MMC_ROLE_DEVICE, &r);
-			put64(p, 40, 0xc);	/* another boot: another free id */
+			le_put64(p + 40, 0xc);	/* another boot: another free id */
 			mmc_norm_page(n2, HEAD + 1, p, MMC_ROLE_DEVICE, &r2);
 			/* numbers depend on what each image met first; diff pairs them */
 			tap_ok(r.slot[5].cls == MMC_V_OBJ && r2.slot[5].cls == MMC_V_OBJ &&
 			       r.slot[5].region == MMC_R_MMID && r2.slot[5].region == MMC_R_MMID &&
 			       r2.slot[5].v == 0,
 			       "mm id 0xc in another boot: the same class, numbered from 0 there");
-			put64(p, 40, 0);
+			le_put64(p + 40, 0);
 			mmc_norm_page(n2, HEAD + 1, p, MMC_ROLE_DEVICE, &r2);
 			tap_ok(r2.slot[5].cls == MMC_V_NULL, "no mm: NULL, not numbered");
 			mmc_norm_destroy(n2);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "layout_fixture.h"
 #include "normalise.h"
 #include "page_decode.h"
@@ -17,22 +18,6 @@
 #define PFN0 0x100000ULL
 
 static const uint64_t pgmaps[2] = { 0xffff888100200000ULL, 0xffff888100300400ULL };
-
-static void put64(uint8_t *b, unsigned int off, uint64_t v)
-{
-	unsigned int i;
-
-	for (i = 0; i < 8; i++)
-		b[off + i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put32(uint8_t *b, unsigned int off, uint32_t v)
-{
-	unsigned int i;
-
-	for (i = 0; i < 4; i++)
-		b[off + i] = (uint8_t)(v >> (8 * i));
-}
 
 static uint64_t addr(const struct mmc_geom *g, uint64_t pfn)
 {
@@ -83,44 +68,44 @@ static void mk_folio(struct img *im, struct mmc_nrec *r, uint64_t tail5_info,
 	uint8_t p[SPS];
 
 	memset(p, 0, SPS);
-	put64(p, 0, dev_flags(1ULL << 6));
-	put64(p, 8, pgmaps[1]);
-	put32(p, 48, 0xffffffff);
-	put32(p, 52, 2);
+	le_put64(p + 0, dev_flags(1ULL << 6));
+	le_put64(p + 8, pgmaps[1]);
+	le_put32(p + 48, 0xffffffff);
+	le_put32(p + 52, 2);
 	mmc_norm_page(im->n, HEAD, p, MMC_ROLE_DEVICE, &r[0]);
 
 	memset(p, 0, SPS);
-	put64(p, 0, dev_flags(9));		/* order 9 in _flags_1 */
-	put64(p, 8, addr(&im->g, HEAD) + 1);
+	le_put64(p + 0, dev_flags(9));		/* order 9 in _flags_1 */
+	le_put64(p + 8, addr(&im->g, HEAD) + 1);
 	if (v72) {
-		put32(p, 16, 0xffffffff);	/* _large_mapcount */
-		put32(p, 20, 0);		/* _nr_pages_mapped */
-		put32(p, 24, 0xffffffff);	/* _entire_mapcount */
-		put32(p, 28, 3);		/* _pincount */
+		le_put32(p + 16, 0xffffffff);	/* _large_mapcount */
+		le_put32(p + 20, 0);		/* _nr_pages_mapped */
+		le_put32(p + 24, 0xffffffff);	/* _entire_mapcount */
+		le_put32(p + 28, 3);		/* _pincount */
 	} else {
-		put32(p, 16, 0xffffffff);	/* _large_mapcount */
-		put32(p, 20, 0xfffffffe);	/* _entire_mapcount */
-		put32(p, 24, 7);		/* _nr_pages_mapped */
-		put32(p, 28, 3);		/* _pincount */
-		put32(p, 32, 512);		/* _folio_nr_pages */
+		le_put32(p + 16, 0xffffffff);	/* _large_mapcount */
+		le_put32(p + 20, 0xfffffffe);	/* _entire_mapcount */
+		le_put32(p + 24, 7);		/* _nr_pages_mapped */
+		le_put32(p + 28, 3);		/* _pincount */
+		le_put32(p + 32, 512);		/* _folio_nr_pages */
 	}
-	put32(p, 48, 0xffffffff);
+	le_put32(p + 48, 0xffffffff);
 	mmc_norm_page(im->n, HEAD + 1, p, MMC_ROLE_DEVICE, &r[1]);
 
 	memset(p, 0, SPS);
-	put64(p, 0, dev_flags(0));
-	put64(p, 8, addr(&im->g, HEAD) + 1);
-	put64(p, 16, addr(&im->g, HEAD + 2) + 16);
-	put64(p, 24, v72 ? addr(&im->g, HEAD + 2) + 16 :
+	le_put64(p + 0, dev_flags(0));
+	le_put64(p + 8, addr(&im->g, HEAD) + 1);
+	le_put64(p + 16, addr(&im->g, HEAD + 2) + 16);
+	le_put64(p + 24, v72 ? addr(&im->g, HEAD + 2) + 16 :
 			   im->g.poison_pointer_delta + 0x400);
-	put32(p, 48, 0xffffffff);
+	le_put32(p + 48, 0xffffffff);
 	mmc_norm_page(im->n, HEAD + 2, p, MMC_ROLE_DEVICE, &r[2]);
 
 	memset(p, 0, SPS);
-	put64(p, 0, dev_flags(0));
-	put64(p, 8, tail5_info);
-	put64(p, 24, im->g.poison_pointer_delta + 0x400);
-	put32(p, 48, 0xffffffff);
+	le_put64(p + 0, dev_flags(0));
+	le_put64(p + 8, tail5_info);
+	le_put64(p + 24, im->g.poison_pointer_delta + 0x400);
+	le_put32(p + 48, 0xffffffff);
 	mmc_norm_page(im->n, HEAD + 5, p, MMC_ROLE_DEVICE, &r[3]);
 }
 
@@ -137,11 +122,11 @@ static void test_612(void)
 		return;
 	/* order-0 */
 	memset(p, 0, SPS);
-	put64(p, 0, dev_flags(0));
-	put64(p, 8, pgmaps[0]);
-	put64(p, 32, 0x77);
-	put32(p, 48, 0xffffffff);
-	put32(p, 52, 1);
+	le_put64(p + 0, dev_flags(0));
+	le_put64(p + 8, pgmaps[0]);
+	le_put64(p + 32, 0x77);
+	le_put32(p + 48, 0xffffffff);
+	le_put32(p + 52, 1);
 	mmc_norm_page(im.n, PFN0, p, MMC_ROLE_DEVICE, &z);
 	mmc_page_decode(&im.l, &im.g, PFN0, &z, &v);
 	tap_ok(v.pfn == PFN0 && v.flags_raw == dev_flags(0), "order-0: flags word");
@@ -200,20 +185,20 @@ static void test_612(void)
 
 	/* corrupt tails */
 	memset(p, 0, SPS);
-	put64(p, 0, dev_flags(0));
-	put64(p, 8, 0x1234567);
+	le_put64(p + 0, dev_flags(0));
+	le_put64(p + 8, 0x1234567);
 	mmc_norm_page(im.n, HEAD + 5, p, MMC_ROLE_DEVICE, &z);
 	mmc_page_decode(&im.l, &im.g, HEAD + 5, &z, &v);
 	tap_ok(v.tail && !v.head_pfn_valid, "odd junk compound_head: tail, no head pfn");
-	put64(p, 8, addr(&im.g, HEAD) + 3);
+	le_put64(p + 8, addr(&im.g, HEAD) + 3);
 	mmc_norm_page(im.n, HEAD + 5, p, MMC_ROLE_DEVICE, &z);
 	mmc_page_decode(&im.l, &im.g, HEAD + 5, &z, &v);
 	tap_ok(v.tail && !v.head_pfn_valid, "head + 3: tail, no head pfn");
-	put64(p, 8, im.g.vmemmap_end + 0x41);
+	le_put64(p + 8, im.g.vmemmap_end + 0x41);
 	mmc_norm_page(im.n, HEAD + 5, p, MMC_ROLE_DEVICE, &z);
 	mmc_page_decode(&im.l, &im.g, HEAD + 5, &z, &v);
 	tap_ok(v.tail && !v.head_pfn_valid, "head outside vmemmap: no head pfn");
-	put64(p, 8, 0xffff888100000000ULL);
+	le_put64(p + 8, 0xffff888100000000ULL);
 	mmc_norm_page(im.n, HEAD + 5, p, MMC_ROLE_DEVICE, &z);
 	mmc_page_decode(&im.l, &im.g, HEAD + 5, &z, &v);
 	tap_ok(!v.tail && v.have_pgmap && v.pgmap.cls == MMC_V_OBJ,

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "mem.h"
 #include "mkcore.h"
 #include "pgtable.h"
@@ -75,11 +76,7 @@ static const struct mmc_mem_ops fake_ops = { .read = fake_read };
 static void set_entry(unsigned char *ram, uint64_t table, unsigned int idx,
 		      uint64_t val)
 {
-	unsigned char *p = ram + table + idx * 8;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		p[i] = (unsigned char)(val >> (8 * i));
+	le_put64(ram + table + idx * 8, val);
 }
 
 static unsigned int idx_of(uint64_t va, unsigned int level)

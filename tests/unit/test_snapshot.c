@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "layout_fixture.h"
 #include "snapshot.h"
 #include "tap.h"
@@ -338,47 +339,6 @@ static void spit(const char *path, const unsigned char *b, size_t n)
 	fclose(f);
 }
 
-static uint64_t fnv(const unsigned char *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (n--) {
-		h ^= *p++;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-/* Recompute the trailer so the structural checks, not the checksum, fire. */
-static void resign(unsigned char *b, size_t n)
-{
-	uint64_t h = fnv(b, n - 8);
-
-	for (int i = 0; i < 8; i++)
-		b[n - 8 + i] = (unsigned char)(h >> (8 * i));
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
-
 /* Offset of section `tag`'s header. */
 static size_t find_section(const unsigned char *b, size_t n, const char *tag)
 {
@@ -387,7 +347,7 @@ static size_t find_section(const unsigned char *b, size_t n, const char *tag)
 	while (pos + 12 <= n) {
 		if (!memcmp(b + pos, tag, 4))
 			return pos;
-		pos += 12 + (size_t)get64(b + pos + 4);
+		pos += 12 + (size_t)le_get64(b + pos + 4);
 	}
 	return 0;
 }
@@ -652,21 +612,21 @@ static void test_v5(const char *path)
 		size_t why_len = strlen("reading hstates[0].hugepage_activelist at 0xffffffff83001234: the list does not come back");
 
 		memcpy(c, b, n);
-		put32(c + huge + 12 + 1 + 4 + why_len, 1000);
-		resign(c, n);
+		le_put32(c + huge + 12 + 1 + 4 + why_len, 1000);
+		snapshot_reseal(c, n);
 		expect_bad(bad, c, n, (long long)(huge + 12 + 1 + 4 + why_len),
 			   "hstate count beyond the section");
 		memcpy(c, b, n);
 		c[huge + 12 + 1 + 4 + why_len + 4 + HSTATE_BYTES(16) + HSTATE_BYTES(19) + 4 + 24] = 3;
-		resign(c, n);
+		snapshot_reseal(c, n);
 		expect_bad(bad, c, n, (long long)huge + 12, "a folio span on list 3");
 		memcpy(c, b, n);
 		c[rng + 12 + 4 + RNG_KIND] = 7;
-		resign(c, n);
+		snapshot_reseal(c, n);
 		expect_bad(bad, c, n, (long long)rng + 12 + 4 + RNG_KIND, "range kind 7");
 		memcpy(c, b, n);
-		put32(c + rng + 12 + 4 + RNG_OWNER, 5);
-		resign(c, n);
+		le_put32(c + rng + 12 + 4 + RNG_OWNER, 5);
+		snapshot_reseal(c, n);
 		expect_bad(bad, c, n, (long long)rng + 12 + 4, "HugeTLB range naming hstate 5");
 		/* the first vframe run of range 0: after its page patterns */
 		free(b);
@@ -833,7 +793,7 @@ int main(void)
 	c[8] = 99;
 	expect_bad(bad, c, n, 8, "bad version");
 	memcpy(c, b, n);
-	put64(c + 16, (uint64_t)n + 100);
+	le_put64(c + 16, (uint64_t)n + 100);
 	expect_bad(bad, c, n, 16, "header size disagrees with file size");
 
 	rng = find_section(b, n, "RNGS");
@@ -841,51 +801,51 @@ int main(void)
 	/* range count */
 	memcpy(c, b, n);
 	c[rng + 12 + 3] = 0x7f;
-	resign(c, n);
+	snapshot_reseal(c, n);
 	expect_bad(bad, c, n, (long long)rng + 12, "huge range count");
 	/* run count of range 0 */
 	memcpy(c, b, n);
-	put64(c + rng + 12 + 4 + RNG_NRUNS, 1ULL << 60);
-	resign(c, n);
+	le_put64(c + rng + 12 + 4 + RNG_NRUNS, 1ULL << 60);
+	snapshot_reseal(c, n);
 	expect_bad(bad, c, n, (long long)rng + 12 + 4 + RNG_NRUNS, "huge run count");
 	/* first run's page count */
 	memcpy(c, b, n);
-	put64(c + rng + 12 + 4 + RNG_HDR, 1ULL << 40);
-	resign(c, n);
+	le_put64(c + rng + 12 + 4 + RNG_HDR, 1ULL << 40);
+	snapshot_reseal(c, n);
 	expect_bad(bad, c, n, (long long)rng + 12 + 4 + RNG_HDR, "run count beyond the range");
 	memcpy(c, b, n);
-	put64(c + rng + 12 + 4 + RNG_HDR, 0);
-	resign(c, n);
+	le_put64(c + rng + 12 + 4 + RNG_HDR, 0);
+	snapshot_reseal(c, n);
 	expect_bad(bad, c, n, (long long)rng + 12 + 4 + RNG_HDR, "run of zero pages");
 	/* state, role, nslots, slot class of the first run */
 	memcpy(c, b, n);
 	c[rng + 12 + 4 + RNG_HDR + 12 + 8] = 9;
-	resign(c, n);
+	snapshot_reseal(c, n);
 	expect_bad(bad, c, n, (long long)rng + 12 + 4 + RNG_HDR + 12 + 8, "page state out of range");
 	memcpy(c, b, n);
 	c[rng + 12 + 4 + RNG_HDR + 12 + 9] = 9;
-	resign(c, n);
+	snapshot_reseal(c, n);
 	expect_bad(bad, c, n, (long long)rng + 12 + 4 + RNG_HDR + 12 + 9, "page role out of range");
 	memcpy(c, b, n);
 	c[rng + 12 + 4 + RNG_HDR + 12 + 10] = 200;
-	resign(c, n);
+	snapshot_reseal(c, n);
 	expect_bad(bad, c, n, (long long)rng + 12 + 4 + RNG_HDR + 12 + 10, "nslots > MMC_MAX_SLOTS");
 	memcpy(c, b, n);
 	c[rng + 12 + 4 + RNG_HDR + 12 + 11] = 3;
-	resign(c, n);
+	snapshot_reseal(c, n);
 	expect_bad(bad, c, n, (long long)rng + 12 + 4 + RNG_HDR + 12 + 11, "a read page with an unread reason");
 	memcpy(c, b, n);
 	c[rng + 12 + 4 + RNG_HDR + 12 + 12] = 77;
-	resign(c, n);
+	snapshot_reseal(c, n);
 	expect_bad(bad, c, n, (long long)rng + 12 + 4 + RNG_HDR + 12 + 12, "slot class out of range");
 	/* version 3: the first pattern's repetitions and body */
 	memcpy(c, b, n);
-	put32(c + rng + 12 + 4 + RNG_HDR + 8, 0);
-	resign(c, n);
+	le_put32(c + rng + 12 + 4 + RNG_HDR + 8, 0);
+	snapshot_reseal(c, n);
 	expect_bad(bad, c, n, (long long)rng + 12 + 4 + RNG_HDR, "pattern of no runs");
 	memcpy(c, b, n);
-	put32(c + rng + 12 + 4 + RNG_HDR + 8, 0x7fffffff);
-	resign(c, n);
+	le_put32(c + rng + 12 + 4 + RNG_HDR + 8, 0x7fffffff);
+	snapshot_reseal(c, n);
 	expect_bad(bad, c, n, (long long)rng + 12 + 4 + RNG_HDR + 8, "pattern of more runs than the file holds");
 	/* the discovery section */
 	{
@@ -894,11 +854,11 @@ int main(void)
 		tap_ok(disc != 0, "discovery section found at %zu", disc);
 		memcpy(c, b, n);
 		c[disc + 12] = 1;	/* complete, yet a problem is named */
-		resign(c, n);
+		snapshot_reseal(c, n);
 		expect_bad(bad, c, n, (long long)disc + 12, "complete discovery with a problem");
 		memcpy(c, b, n);
 		c[disc + 12] = 2;
-		resign(c, n);
+		snapshot_reseal(c, n);
 		expect_bad(bad, c, n, (long long)disc + 12, "discovery flag 2");
 	}
 	/* geometry: paging depth */
@@ -907,18 +867,18 @@ int main(void)
 
 		memcpy(c, b, n);
 		c[g + 12 + 124] = 3;
-		resign(c, n);
+		snapshot_reseal(c, n);
 		expect_bad(bad, c, n, (long long)g + 12 + 124, "3 page-table levels");
 	}
 	/* pgmap index of range 0 */
 	memcpy(c, b, n);
 	c[rng + 12 + 4 + 16] = 5;
-	resign(c, n);
+	snapshot_reseal(c, n);
 	expect_bad(bad, c, n, (long long)rng + 12 + 4 + 16, "range names a missing pgmap");
 	/* version 5: a pgmap's range whose owner is another pgmap */
 	memcpy(c, b, n);
-	put32(c + rng + 12 + 4 + RNG_OWNER, 1);
-	resign(c, n);
+	le_put32(c + rng + 12 + 4 + RNG_OWNER, 1);
+	snapshot_reseal(c, n);
 	expect_bad(bad, c, n, (long long)rng + 12 + 4 + RNG_OWNER, "a pgmap range owned by another pgmap");
 	/* version 5: the protection of the last range's one vframe run, the
 	 * last bytes of RNGS: a pattern header (12), count, kind, reason,
@@ -928,22 +888,22 @@ int main(void)
 
 		memcpy(c, b, n);
 		c[vrun + 10] = 0;	/* writable, yet not recorded */
-		resign(c, n);
+		snapshot_reseal(c, n);
 		expect_bad(bad, c, n, (long long)vrun + 10, "a vframe run writable but not recorded");
 		memcpy(c, b, n);
 		c[vrun + 12] = 0;	/* recorded, no leaf level */
-		resign(c, n);
+		snapshot_reseal(c, n);
 		expect_bad(bad, c, n, (long long)vrun + 10, "a vframe run recorded without a leaf");
 	}
 	/* range end moved: runs no longer sum to the range */
 	memcpy(c, b, n);
-	put64(c + rng + 12 + 4 + 8, R1_START + R1_PAGES + 1);
-	resign(c, n);
+	le_put64(c + rng + 12 + 4 + 8, R1_START + R1_PAGES + 1);
+	snapshot_reseal(c, n);
 	expect_bad(bad, c, n, -1, "runs do not sum to end_pfn - start_pfn");
 	/* section length too large */
 	memcpy(c, b, n);
-	put64(c + rng + 4, 1ULL << 62);
-	resign(c, n);
+	le_put64(c + rng + 4, 1ULL << 62);
+	snapshot_reseal(c, n);
 	expect_bad(bad, c, n, (long long)rng + 4, "section length beyond the file");
 	/* embedded layout damaged */
 	{
@@ -951,7 +911,7 @@ int main(void)
 
 		memcpy(c, b, n);
 		memset(c + lay + 12, '#', 16);
-		resign(c, n);
+		snapshot_reseal(c, n);
 		expect_bad(bad, c, n, -1, "damaged embedded layout");
 	}
 	free(b);
