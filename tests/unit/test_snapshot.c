@@ -635,29 +635,13 @@ static void test_v5(const char *path)
 	}
 }
 
-int main(void)
+/* The built snapshot: counts, discovery state, notes, reads, misuse. */
+static void test_built(struct mmc_snapshot *s)
 {
-	struct mmc_snapshot *s, *t = NULL, *big;
 	struct mmc_error *err;
-	char path[] = "/tmp/mmc-test-snap-XXXXXX";
-	char bad[sizeof(path) + 8];
-	unsigned char *b, *c;
-	size_t n, rng;
-	struct timespec t0, t1;
 	struct mmc_nrec rec;
 	struct mmc_srange r;
-	struct mmc_spgmap pg;
-	uint64_t i;
-	int fd;
 
-	if (mmc_test_layout_612(&layout))
-		return 1;
-	mmc_test_geom(&geom);
-	geom.pgtable_levels = 5;
-	geom.base_origin = MMC_BASES_FIXED;
-	geom.levels_origin = MMC_LEVELS_PAGE_TABLES;
-
-	s = build();
 	TAP_EQ_U64(mmc_snapshot_npages(s), R1_PAGES + R2_PAGES, "npages");
 	tap_ok(mmc_snapshot_nruns(s) <= 4 * 6 + 8 + 4 * 2, "runs: %llu for %llu pages (two more per compound page for the reasons)",
 	       (unsigned long long)mmc_snapshot_nruns(s),
@@ -714,11 +698,15 @@ int main(void)
 		mmc_error_destroy(err);
 	}
 
-	/* save + load round trip */
-	fd = mkstemp(path);
-	if (fd < 0)
-		return 1;
-	close(fd);
+}
+
+/* Save and load: everything the file holds comes back equal. */
+static void test_round_trip(const struct mmc_snapshot *s, const char *path)
+{
+	struct mmc_snapshot *t = NULL;
+	struct mmc_error *err;
+	size_t n;
+
 	err = mmc_snapshot_save(s, path);
 	tap_ok(!err, "save");
 	mmc_error_destroy(err);
@@ -758,12 +746,20 @@ int main(void)
 	       "info survives");
 	tap_ok(mmc_snapshot_equal_content(s, s), "equal_content is reflexive");
 	mmc_snapshot_destroy(t);
-	t = NULL;
 
-	/* corruption */
-	b = slurp(path, &n);
-	c = malloc(n);
-	snprintf(bad, sizeof(bad), "%s.bad", path);
+}
+
+/*
+ * The damage groups below: b is the file as saved, c a scratch copy of n
+ * bytes they damage and write to the path bad.
+ */
+
+/* Cut short, bytes flipped, magic, version and size damaged. */
+static void test_damaged_header(const unsigned char *b, unsigned char *c, size_t n,
+				const char *bad)
+{
+	size_t i;
+
 	{
 		size_t cuts[] = { 0, 5, 23, 24, 40, n / 3, n / 2, n - 9, n - 1 };
 
@@ -795,6 +791,14 @@ int main(void)
 	memcpy(c, b, n);
 	le_put64(c + 16, (uint64_t)n + 100);
 	expect_bad(bad, c, n, 16, "header size disagrees with file size");
+
+}
+
+/* The range section's counts, runs and their patterns. */
+static void test_damaged_runs(const unsigned char *b, unsigned char *c, size_t n,
+			      const char *bad)
+{
+	size_t rng;
 
 	rng = find_section(b, n, "RNGS");
 	tap_ok(rng != 0, "ranges section found at %zu", rng);
@@ -847,6 +851,12 @@ int main(void)
 	le_put32(c + rng + 12 + 4 + RNG_HDR + 8, 0x7fffffff);
 	snapshot_reseal(c, n);
 	expect_bad(bad, c, n, (long long)rng + 12 + 4 + RNG_HDR + 8, "pattern of more runs than the file holds");
+}
+
+/* The discovery and geometry sections. */
+static void test_damaged_discovery_geometry(const unsigned char *b, unsigned char *c,
+					    size_t n, const char *bad)
+{
 	/* the discovery section */
 	{
 		size_t disc = find_section(b, n, "DISC");
@@ -870,6 +880,17 @@ int main(void)
 		snapshot_reseal(c, n);
 		expect_bad(bad, c, n, (long long)g + 12 + 124, "3 page-table levels");
 	}
+}
+
+/*
+ * A range's pgmap, owner, vframe protection and end; the range section's
+ * length; the embedded layout.
+ */
+static void test_damaged_range_fields(const unsigned char *b, unsigned char *c, size_t n,
+				      const char *bad)
+{
+	size_t rng = find_section(b, n, "RNGS");
+
 	/* pgmap index of range 0 */
 	memcpy(c, b, n);
 	c[rng + 12 + 4 + 16] = 5;
@@ -914,15 +935,36 @@ int main(void)
 		snapshot_reseal(c, n);
 		expect_bad(bad, c, n, -1, "damaged embedded layout");
 	}
+}
+
+/* Every kind of damage to the saved file: an error with file and offset. */
+static void test_damaged(const char *path)
+{
+	char bad[4096];
+	size_t n;
+	unsigned char *b = slurp(path, &n), *c = malloc(n);
+
+	snprintf(bad, sizeof(bad), "%s.bad", path);
+	test_damaged_header(b, c, n, bad);
+	test_damaged_runs(b, c, n, bad);
+	test_damaged_discovery_geometry(b, c, n, bad);
+	test_damaged_range_fields(b, c, n, bad);
 	free(b);
 	free(c);
 	unlink(bad);
-	test_v5(path);
-	err = mmc_snapshot_load("/nonexistent/x.snap", &t);
-	tap_ok(err && err->code == MMC_ERR_OS && !t, "missing file -> OS error");
-	mmc_error_destroy(err);
+}
 
-	/* 100 GiB of identical 4K pages: a handful of runs, O(runs) memory */
+/* 100 GiB of identical 4K pages: a handful of runs, O(runs) memory. */
+static void test_big_range(const char *path)
+{
+	struct mmc_snapshot *t = NULL, *big;
+	struct mmc_error *err;
+	struct timespec t0, t1;
+	struct mmc_nrec rec;
+	struct mmc_srange r;
+	struct mmc_spgmap pg;
+	uint64_t i;
+
 	err = mmc_snapshot_create(&layout, &geom, "big", "test", &big);
 	memset(&pg, 0, sizeof(pg));
 	if (!err)
@@ -964,6 +1006,38 @@ int main(void)
 	mmc_error_destroy(err);
 	mmc_snapshot_destroy(t);
 	mmc_snapshot_destroy(big);
+}
+
+int main(void)
+{
+	struct mmc_snapshot *s, *t = NULL;
+	struct mmc_error *err;
+	char path[] = "/tmp/mmc-test-snap-XXXXXX";
+	int fd;
+
+	if (mmc_test_layout_612(&layout))
+		return 1;
+	mmc_test_geom(&geom);
+	geom.pgtable_levels = 5;
+	geom.base_origin = MMC_BASES_FIXED;
+	geom.levels_origin = MMC_LEVELS_PAGE_TABLES;
+
+	s = build();
+	test_built(s);
+
+	/* the file the save, load and damage tests share */
+	fd = mkstemp(path);
+	if (fd < 0)
+		return 1;
+	close(fd);
+	test_round_trip(s, path);
+	test_damaged(path);
+	test_v5(path);
+	err = mmc_snapshot_load("/nonexistent/x.snap", &t);
+	tap_ok(err && err->code == MMC_ERR_OS && !t, "missing file -> OS error");
+	mmc_error_destroy(err);
+
+	test_big_range(path);
 
 	unlink(path);
 	mmc_snapshot_destroy(s);
