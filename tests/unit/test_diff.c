@@ -494,6 +494,13 @@ static struct mmc_snapshot *big(uint64_t vbase, bool compound, bool mutate)
 	return s;
 }
 
+/* Few pages and groups listed, for the cases that check the lists. */
+static const struct mmc_diff_opts few_pages = { .max_pages = 5, .max_groups = 50 };
+
+/* slot 6 of a tail is "_mapcount+_refcount": the mutants change only
+ * _refcount, and diff names just the half that differs */
+static const char refcount_field[] = "_refcount";
+
 /* One range of never-initialised pages (altmap reserve) on both sides:
  * nothing compared, so never "identical". */
 static void test_nothing_compared(void)
@@ -532,20 +539,10 @@ static void test_nothing_compared(void)
 	mmc_snapshot_destroy(s[1]);
 }
 
-int main(void)
+/* Two boots of one image, and other run boundaries: identical. */
+static void test_identical(void)
 {
 	struct mmc_diff_result *res;
-	struct mmc_diff_opts opts = { .max_pages = 5, .max_groups = 50 };
-	char l6[48], l1[48];
-	struct timespec t0;
-	double secs;
-
-	if (mmc_test_layout_612(&layout))
-		return 1;
-	/* slot 6 of a tail is "_mapcount+_refcount": the mutants change only
-	 * _refcount, and diff names just the half that differs */
-	snprintf(l6, sizeof(l6), "_refcount");
-	test_nothing_compared();
 
 	{
 		struct mut m = { .name = "identical" };
@@ -564,17 +561,25 @@ int main(void)
 		tap_ok(res->verdict == MMC_IDENTICAL, "misaligned runs of equal records -> identical");
 		mmc_diff_result_destroy(res);
 	}
+}
+
+/* One slot of one page differs: the field, the pfn and its group named. */
+static void test_one_slot(void)
+{
+	struct mmc_diff_result *res;
+	char l1[48];
+
 	{
 		struct mut m = { .name = "one tail refcount", .page = m_one_tail };
 
-		res = run(&m, &opts);
+		res = run(&m, &few_pages);
 		tap_ok(res->verdict == MMC_DIFFERENT && res->pages_differing == 1 &&
-		       field(res, 0, l6) == 1 && res->ranges[0].nfields == 1 &&
+		       field(res, 0, refcount_field) == 1 && res->ranges[0].nfields == 1 &&
 		       res->npages == 1 && res->pages[0].pfn == TAIL5 &&
 		       res->pages[0].tail_index == 3 && res->pages[0].slot_mask == 1u << 6 &&
 		       res->ngroups == 1 && res->groups[0].first_pfn == TAIL5 &&
-		       res->groups[0].last_pfn == TAIL5 && !strcmp(res->groups[0].fields, l6),
-		       "one slot in one tail -> field '%s', pfn, group", l6);
+		       res->groups[0].last_pfn == TAIL5 && !strcmp(res->groups[0].fields, refcount_field),
+		       "one slot in one tail -> field '%s', pfn, group", refcount_field);
 		tap_ok(res->ranges[0].verdict == MMC_DIFFERENT &&
 		       res->ranges[1].verdict == MMC_IDENTICAL, "per-range verdicts");
 		mmc_diff_result_destroy(res);
@@ -610,6 +615,13 @@ int main(void)
 		       field(res, 1, l1) == 1, "pgmap index 1 vs 0 -> field '%s'", l1);
 		mmc_diff_result_destroy(res);
 	}
+}
+
+/* pgmap fields, unreadable pages and a range only one image has. */
+static void test_pgmaps_unreadable_ranges(void)
+{
+	struct mmc_diff_result *res;
+
 	{
 		struct mut m = { .name = "pgmap vmemmap_shift", .pgmap = m_shift };
 
@@ -649,6 +661,14 @@ int main(void)
 		       "range missing in b -> different, range reported");
 		mmc_diff_result_destroy(res);
 	}
+}
+
+/* Flag bits, vmemmap frames, strides, roles and states: the fields named. */
+static void test_fields(void)
+{
+	struct mmc_diff_result *res;
+	char l1[48];
+
 	{
 		struct mut m = { .name = "tails lose PG_reserved", .page = m_no_reserved };
 
@@ -681,8 +701,8 @@ int main(void)
 	{
 		struct mut m = { .name = "every tail's refcount", .page = m_all_tails_ref };
 
-		res = run(&m, &opts);
-		tap_ok(res->pages_differing == 8 * 509 && field(res, 0, l6) == 8 * 509 &&
+		res = run(&m, &few_pages);
+		tap_ok(res->pages_differing == 8 * 509 && field(res, 0, refcount_field) == 8 * 509 &&
 		       res->npages == 5 && res->ngroups == 8 && res->groups[0].npages == 509,
 		       "constant difference over runs: %llu pages, %zu groups",
 		       (unsigned long long)res->pages_differing, res->ngroups);
@@ -707,6 +727,12 @@ int main(void)
 		       res->pages_not_init == 7, "role and state differences named");
 		mmc_diff_result_destroy(res);
 	}
+}
+
+/* Object numbers: paired one to one, shifts forgiven, wild ones refused. */
+static void test_objects(void)
+{
+	struct mmc_diff_result *res;
 
 	{
 		struct mut m = { .name = "obj split", .page = m_obj_split };
@@ -740,8 +766,15 @@ int main(void)
 		mmc_snapshot_destroy(a);
 		mmc_snapshot_destroy(b);
 	}
+}
 
-	/* speed: 100 GiB, 26 M pages */
+/* Speed: 100 GiB, 26 M pages, order-0 and in 2M compound pages. */
+static void test_speed(void)
+{
+	struct mmc_diff_result *res;
+	struct timespec t0;
+	double secs;
+
 	{
 		struct mmc_snapshot *a = big(0xffffea0000000000ULL, false, false);
 		struct mmc_snapshot *b = big(0xffffd40000000000ULL, false, false);
@@ -783,6 +816,19 @@ int main(void)
 		mmc_snapshot_destroy(a);
 		mmc_snapshot_destroy(b);
 	}
+}
+
+int main(void)
+{
+	if (mmc_test_layout_612(&layout))
+		return 1;
+	test_nothing_compared();
+	test_identical();
+	test_one_slot();
+	test_pgmaps_unreadable_ranges();
+	test_fields();
+	test_objects();
+	test_speed();
 	mmc_test_layout_release(&layout);
 	return tap_done();
 }
