@@ -251,6 +251,9 @@ static bool same_cols(const struct geo *g, const unsigned char *a, const unsigne
 	return true;
 }
 
+/* Every group placed on the map. */
+static const struct mmc_diff_opts all_groups = { .max_groups = MMC_SVG_MAX_GROUPS };
+
 static char *tmpdir(void)
 {
 	char tmpl[] = "/tmp/test_report_svg.XXXXXX";
@@ -321,28 +324,20 @@ static struct mmc_snapshot *big(bool mutate)
 	return s;
 }
 
-int main(void)
+/* Identical pair, image a and another build of it: nothing red anywhere. */
+static void test_identical_pair(struct mmc_snapshot *a, const char *dir, const char *f0,
+				const char *f1)
 {
-	struct mmc_diff_opts all = { .max_groups = MMC_SVG_MAX_GROUPS };
 	struct mmc_diff_result *res;
-	struct mmc_snapshot *a, *b;
+	struct mmc_snapshot *b;
+	char *svg0, *svg1;
 	unsigned char got[2000], want[2000];
-	struct timespec t0;
 	struct geo g;
-	char *dir, *f0, *f1, *svg0, *svg1;
 	long bad = -1;
 
-	if (mmc_test_layout_612(&layout))
-		tap_skip_all("out of memory");
-
-	/* 1. identical pair: nothing red anywhere */
-	dir = tmpdir();
-	a = build(NULL, 0);
 	b = build(NULL, 0);
-	die(mmc_diff(a, b, &all, &res));
+	die(mmc_diff(a, b, &all_groups, &res));
 	die(mmc_report_svg(dir, a, b, res, NULL));
-	f0 = range_file(dir, 0);
-	f1 = range_file(dir, 1);
 	svg0 = slurp(f0);
 	svg1 = slurp(f1);
 	tap_ok(res->verdict == MMC_IDENTICAL && svg0 && svg1,
@@ -376,143 +371,182 @@ int main(void)
 	mmc_snapshot_destroy(b);
 	free(svg0);
 	free(svg1);
+}
 
-	/* 2. compound_head of the tails of compound page 5, and one order-0
-	 * page's _refcount */
+/*
+ * A mutant of a: compound_head of the tails of compound page 5, and one
+ * order-0 page's _refcount, painted exactly in their columns.
+ */
+static void test_mutant(struct mmc_snapshot *a, const char *dir, const char *f0,
+			const char *f1)
+{
+	struct mmc_diff_result *res;
+	struct mmc_snapshot *b;
+	char *svg0, *svg1;
+	unsigned char got[2000], want[2000];
+	struct geo g;
+	long bad = -1;
+	struct mut m[] = {
+		{ R1_START + 5 * 512 + 1, R1_START + 6 * 512, 1, 7 },
+		/* the high half of slot 6: _refcount 1 -> 2 */
+		{ R2_START + 2021, R2_START + 2022, 6, 1LL << 32 },
+	};
+
+	b = build(m, 2);
+	die(mmc_diff(a, b, &all_groups, &res));
+	die(mmc_report_svg(dir, a, b, res, NULL));
+	svg0 = slurp(f0);
+	svg1 = slurp(f1);
+	tap_ok(res->verdict == MMC_DIFFERENT && res->pages_differing == 511 + 1,
+	       "mutant: different, %llu pages", (unsigned long long)res->pages_differing);
+	g = svg0 ? geo_of(svg0) : (struct geo){ 0 };
+	memset(want, 0, sizeof(want));
+	expect_cols(&g, m[0].lo, m[0].hi, want);
+	tap_ok(svg0 && painted(svg0, "compound_head", RED, got) && same_cols(&g, got, want, &bad),
+	       "range 0: compound_head row red exactly over the columns of pfns 0x%llx-0x%llx "
+	       "(first wrong column %ld)", (unsigned long long)m[0].lo,
+	       (unsigned long long)m[0].hi - 1, bad);
+	tap_ok(svg0 && painted(svg0, "any field", RED, got) && same_cols(&g, got, want, &bad),
+	       "range 0: 'any field' row the same (first wrong column %ld)", bad);
+	g = svg1 ? geo_of(svg1) : (struct geo){ 0 };
+	memset(want, 0, sizeof(want));
+	expect_cols(&g, m[1].lo, m[1].hi, want);
+	tap_ok(svg1 && painted(svg1, "_refcount", RED, got) && same_cols(&g, got, want, &bad),
+	       "range 1: one differing page paints its one column in the _refcount row "
+	       "(column %ld wrong)", bad);
+	tap_ok(svg1 && strstr(svg1, "_refcount: pfn 0x1407e3-0x1407e5, 1 page differs"),
+	       "range 1: the cell's tooltip names its 3 pfns 0x1407e3-0x1407e5 and 1 page");
+	mmc_diff_result_destroy(res);
+	free(svg0);
+	free(svg1);
+
+	/* groups beyond the limit are said to be not placed */
 	{
-		struct mut m[] = {
-			{ R1_START + 5 * 512 + 1, R1_START + 6 * 512, 1, 7 },
-			/* the high half of slot 6: _refcount 1 -> 2 */
-			{ R2_START + 2021, R2_START + 2022, 6, 1LL << 32 },
-		};
+		struct mmc_diff_opts few = { .max_groups = 1 };
 
-		b = build(m, 2);
-		die(mmc_diff(a, b, &all, &res));
+		die(mmc_diff(a, b, &few, &res));
 		die(mmc_report_svg(dir, a, b, res, NULL));
-		svg0 = slurp(f0);
 		svg1 = slurp(f1);
-		tap_ok(res->verdict == MMC_DIFFERENT && res->pages_differing == 511 + 1,
-		       "mutant: different, %llu pages", (unsigned long long)res->pages_differing);
-		g = svg0 ? geo_of(svg0) : (struct geo){ 0 };
-		memset(want, 0, sizeof(want));
-		expect_cols(&g, m[0].lo, m[0].hi, want);
-		tap_ok(svg0 && painted(svg0, "compound_head", RED, got) && same_cols(&g, got, want, &bad),
-		       "range 0: compound_head row red exactly over the columns of pfns 0x%llx-0x%llx "
-		       "(first wrong column %ld)", (unsigned long long)m[0].lo,
-		       (unsigned long long)m[0].hi - 1, bad);
-		tap_ok(svg0 && painted(svg0, "any field", RED, got) && same_cols(&g, got, want, &bad),
-		       "range 0: 'any field' row the same (first wrong column %ld)", bad);
-		g = svg1 ? geo_of(svg1) : (struct geo){ 0 };
-		memset(want, 0, sizeof(want));
-		expect_cols(&g, m[1].lo, m[1].hi, want);
-		tap_ok(svg1 && painted(svg1, "_refcount", RED, got) && same_cols(&g, got, want, &bad),
-		       "range 1: one differing page paints its one column in the _refcount row "
-		       "(column %ld wrong)", bad);
-		tap_ok(svg1 && strstr(svg1, "_refcount: pfn 0x1407e3-0x1407e5, 1 page differs"),
-		       "range 1: the cell's tooltip names its 3 pfns 0x1407e3-0x1407e5 and 1 page");
-		mmc_diff_result_destroy(res);
-		free(svg0);
+		tap_ok(svg1 && strstr(svg1, "1 differing pages not placed on this map"),
+		       "group limit: range 1 says 1 differing page not placed");
 		free(svg1);
-
-		/* groups beyond the limit are said to be not placed */
-		{
-			struct mmc_diff_opts few = { .max_groups = 1 };
-
-			die(mmc_diff(a, b, &few, &res));
-			die(mmc_report_svg(dir, a, b, res, NULL));
-			svg1 = slurp(f1);
-			tap_ok(svg1 && strstr(svg1, "1 differing pages not placed on this map"),
-			       "group limit: range 1 says 1 differing page not placed");
-			free(svg1);
-			mmc_diff_result_destroy(res);
-		}
-		mmc_snapshot_destroy(b);
+		mmc_diff_result_destroy(res);
 	}
-	mmc_snapshot_destroy(a);
+	mmc_snapshot_destroy(b);
+}
 
-	/* 3. errors name the path; nothing half-written is left */
-	{
-		struct mmc_error *err;
-		char *file, *missing;
+/* Errors name the path; nothing half-written is left. */
+static void test_errors(const char *dir, const char *f0)
+{
+	struct mmc_diff_result *res;
+	struct mmc_snapshot *a;
+	struct mmc_error *err;
+	char *file, *missing;
 
-		a = build(NULL, 0);
-		die(mmc_diff(a, a, &all, &res));
-		if (asprintf(&missing, "%s/no/such/dir", dir) < 0 || asprintf(&file, "%s", f0) < 0)
-			die(mmc_error_nomem());
-		err = mmc_report_svg(missing, a, a, res, NULL);
-		tap_ok(err && err->code == MMC_ERR_OS && err->path && !strcmp(err->path, missing),
-		       "missing parent directory: OS error naming %s", missing);
+	a = build(NULL, 0);
+	die(mmc_diff(a, a, &all_groups, &res));
+	if (asprintf(&missing, "%s/no/such/dir", dir) < 0 || asprintf(&file, "%s", f0) < 0)
+		die(mmc_error_nomem());
+	err = mmc_report_svg(missing, a, a, res, NULL);
+	tap_ok(err && err->code == MMC_ERR_OS && err->path && !strcmp(err->path, missing),
+	       "missing parent directory: OS error naming %s", missing);
+	mmc_error_destroy(err);
+	err = mmc_report_svg(file, a, a, res, NULL);
+	tap_ok(err && err->path && !strcmp(err->path, file),
+	       "DIR is a file: error naming it");
+	mmc_error_destroy(err);
+	if (chmod(dir, 0555) == 0 && access(dir, W_OK) != 0) {
+		err = mmc_report_svg(dir, a, a, res, NULL);
+		tap_ok(err && err->code == MMC_ERR_OS && err->path && strstr(err->path, dir),
+		       "read-only DIR: OS error naming a file in it (%s)",
+		       err && err->path ? err->path : "-");
 		mmc_error_destroy(err);
-		err = mmc_report_svg(file, a, a, res, NULL);
-		tap_ok(err && err->path && !strcmp(err->path, file),
-		       "DIR is a file: error naming it");
-		mmc_error_destroy(err);
-		if (chmod(dir, 0555) == 0 && access(dir, W_OK) != 0) {
+	} else if (geteuid() == 0) {
+		/* root writes anyway: try it as nobody, in a child */
+		pid_t pid = fork();
+		int status = -1;
+
+		if (pid == 0) {
+			if (setgid(65534) || setuid(65534) || access(dir, W_OK) == 0)
+				_exit(2);
 			err = mmc_report_svg(dir, a, a, res, NULL);
-			tap_ok(err && err->code == MMC_ERR_OS && err->path && strstr(err->path, dir),
-			       "read-only DIR: OS error naming a file in it (%s)",
-			       err && err->path ? err->path : "-");
-			mmc_error_destroy(err);
-		} else if (geteuid() == 0) {
-			/* root writes anyway: try it as nobody, in a child */
-			pid_t pid = fork();
-			int status = -1;
-
-			if (pid == 0) {
-				if (setgid(65534) || setuid(65534) || access(dir, W_OK) == 0)
-					_exit(2);
-				err = mmc_report_svg(dir, a, a, res, NULL);
-				_exit(err && err->code == MMC_ERR_OS && err->path &&
-				      strstr(err->path, dir) ? 0 : 1);
-			}
-			if (pid > 0)
-				waitpid(pid, &status, 0);
-			tap_ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-			       "read-only DIR, written as uid 65534 (root writes anyway): OS error naming a file in it (child status %d)",
-			       status);
-		} else {
-			tap_ok(1, "# SKIP read-only DIR: running as a user who can write anyway");
+			_exit(err && err->code == MMC_ERR_OS && err->path &&
+			      strstr(err->path, dir) ? 0 : 1);
 		}
-		chmod(dir, 0755);
-		free(file);
-		free(missing);
-		mmc_diff_result_destroy(res);
-		mmc_snapshot_destroy(a);
+		if (pid > 0)
+			waitpid(pid, &status, 0);
+		tap_ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		       "read-only DIR, written as uid 65534 (root writes anyway): OS error naming a file in it (child status %d)",
+		       status);
+	} else {
+		tap_ok(1, "# SKIP read-only DIR: running as a user who can write anyway");
 	}
+	chmod(dir, 0755);
+	free(file);
+	free(missing);
+	mmc_diff_result_destroy(res);
+	mmc_snapshot_destroy(a);
+}
 
-	/* 4. 100 GiB: bounded size and time */
-	{
-		struct stat st;
-		double secs;
+/* 100 GiB: bounded size and time. */
+static void test_big(const char *dir, const char *f0)
+{
+	struct mmc_diff_result *res;
+	struct mmc_snapshot *a, *b;
+	struct timespec t0;
+	char *svg0;
+	unsigned char got[2000], want[2000];
+	struct geo g;
+	long bad = -1;
+	struct stat st;
+	double secs;
 
-		a = big(false);
-		b = big(true);
-		die(mmc_diff(a, b, &all, &res));
-		t0 = tap_cpu_start();
-		die(mmc_report_svg(dir, a, b, res, NULL));
-		secs = tap_cpu_since(&t0);
-		svg0 = slurp(f0);
-		if (stat(f0, &st) != 0)
-			st.st_size = -1;
-		tap_ok(svg0 && st.st_size > 0 && st.st_size < 600 * 1024 && secs < tap_cpu_limit(2.0),
-		       "100 GiB range, %llu groups: %lld bytes in %.3f CPU s",
-		       (unsigned long long)res->ngroups, (long long)st.st_size, secs);
-		g = svg0 ? geo_of(svg0) : (struct geo){ 0 };
-		memset(want, 0, sizeof(want));
-		/* every 7th compound page from the 4th: some pfn of it lies in
-		 * each column it touches */
-		for (uint64_t cp = 3; cp < (100ULL << 18) / 512; cp += 7)
-			expect_cols(&g, R1_START + cp * 512 + 1, R1_START + cp * 512 + 2, want),
-			expect_cols(&g, R1_START + cp * 512 + 511, R1_START + cp * 512 + 512, want);
-		tap_ok(svg0 && g.columns == 1000 && painted(svg0, "compound_head", RED, got) &&
-		       same_cols(&g, got, want, &bad),
-		       "100 GiB: 1000 columns, every one red (26214 pages each, 7314 differing "
-		       "compound pages) (first wrong %ld)", bad);
-		free(svg0);
-		mmc_diff_result_destroy(res);
-		mmc_snapshot_destroy(a);
-		mmc_snapshot_destroy(b);
-	}
+	a = big(false);
+	b = big(true);
+	die(mmc_diff(a, b, &all_groups, &res));
+	t0 = tap_cpu_start();
+	die(mmc_report_svg(dir, a, b, res, NULL));
+	secs = tap_cpu_since(&t0);
+	svg0 = slurp(f0);
+	if (stat(f0, &st) != 0)
+		st.st_size = -1;
+	tap_ok(svg0 && st.st_size > 0 && st.st_size < 600 * 1024 && secs < tap_cpu_limit(2.0),
+	       "100 GiB range, %llu groups: %lld bytes in %.3f CPU s",
+	       (unsigned long long)res->ngroups, (long long)st.st_size, secs);
+	g = svg0 ? geo_of(svg0) : (struct geo){ 0 };
+	memset(want, 0, sizeof(want));
+	/* every 7th compound page from the 4th: some pfn of it lies in
+	 * each column it touches */
+	for (uint64_t cp = 3; cp < (100ULL << 18) / 512; cp += 7)
+		expect_cols(&g, R1_START + cp * 512 + 1, R1_START + cp * 512 + 2, want),
+		expect_cols(&g, R1_START + cp * 512 + 511, R1_START + cp * 512 + 512, want);
+	tap_ok(svg0 && g.columns == 1000 && painted(svg0, "compound_head", RED, got) &&
+	       same_cols(&g, got, want, &bad),
+	       "100 GiB: 1000 columns, every one red (26214 pages each, 7314 differing "
+	       "compound pages) (first wrong %ld)", bad);
+	free(svg0);
+	mmc_diff_result_destroy(res);
+	mmc_snapshot_destroy(a);
+	mmc_snapshot_destroy(b);
+}
+
+int main(void)
+{
+	struct mmc_snapshot *a;
+	char *dir, *f0, *f1;
+
+	if (mmc_test_layout_612(&layout))
+		tap_skip_all("out of memory");
+
+	dir = tmpdir();
+	f0 = range_file(dir, 0);
+	f1 = range_file(dir, 1);
+	a = build(NULL, 0);
+	test_identical_pair(a, dir, f0, f1);
+	test_mutant(a, dir, f0, f1);
+	mmc_snapshot_destroy(a);
+	test_errors(dir, f0);
+	test_big(dir, f0);
 	free(f0);
 	free(f1);
 	rm_dir(dir);
