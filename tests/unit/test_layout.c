@@ -435,20 +435,11 @@ static void test_file(const struct mmc_layout *l)
 	free(text);
 }
 
-int main(void)
+/* Enum helpers: values, names, aliases, absent and negative ones. */
+static void test_enums(const struct mmc_layout *l)
 {
-	struct mmc_layout *l = build(), *c = NULL;
-	struct mmc_error *err;
 	int64_t v;
-	uint64_t fp;
 
-	if (!tap_ok(l != NULL, "build a layout by hand"))
-		return tap_done();
-	err = mmc_layout_check(l);
-	tap_ok(err == NULL, "complete layout passes check()");
-	mmc_error_destroy(err);
-
-	/* enum helpers */
 	tap_ok(mmc_layout_enum_value(l, MMC_ENUM_PAGEFLAGS, "PG_head", &v) && v == 6,
 	       "enum_value PG_head");
 	tap_ok(!mmc_layout_enum_value(l, MMC_ENUM_PAGEFLAGS, "PG_nope", &v),
@@ -461,74 +452,107 @@ int main(void)
 	       "enum_name of an absent value");
 	tap_ok(mmc_layout_enum_value(l, MMC_ENUM_ZONE_TYPE, "NEGATIVE_TEST", &v) &&
 	       v == -5, "negative enumerator");
+}
 
-	/* fingerprint: stable, symbol-blind, type-sensitive */
+/*
+ * Fingerprint: stable, symbol-blind, type-sensitive; compare names what
+ * differs.  Returns the copy these cases changed (NULL if copying failed).
+ */
+static struct mmc_layout *test_fingerprint_compare(const struct mmc_layout *l)
+{
+	struct mmc_layout *c = NULL;
+	struct mmc_error *err;
+	uint64_t fp;
+
 	fp = mmc_layout_fingerprint(l);
 	tap_ok(fp != 0 && fp == mmc_layout_fingerprint(l), "fingerprint is stable");
 	err = mmc_layout_copy(l, &c);
 	tap_ok(err == NULL && c, "copy");
 	mmc_error_destroy(err);
-	if (c) {
-		err = mmc_layout_compare(l, c, true);
-		tap_ok(err == NULL, "copy compares equal");
-		mmc_error_destroy(err);
-		c->sym[MMC_SYM_TEXT] += 0x200000;
-		TAP_EQ_U64(mmc_layout_fingerprint(c), fp, "fingerprint ignores symbols");
-		err = mmc_layout_compare(l, c, false);
-		tap_ok(err == NULL, "compare without symbols ignores them");
-		mmc_error_destroy(err);
-		err = mmc_layout_compare(l, c, true);
-		tap_ok(err && strstr(err->message, "symbol _text"),
-		       "compare with symbols names _text");
-		mmc_error_destroy(err);
-		c->member[MMC_PAGE_REFCOUNT].offset += 4;
-		tap_ok(mmc_layout_fingerprint(c) != fp, "fingerprint sees an offset");
-		err = mmc_layout_compare(l, c, false);
-		tap_ok(err && err->code == MMC_ERR_MISMATCH &&
-		       strstr(err->message, "page.refcount"),
-		       "compare names the moved member");
-		if (err)
-			tap_diag("%s", err->message);
-		mmc_error_destroy(err);
-		c->member[MMC_PAGE_REFCOUNT].offset -= 4;
-		free(c->enums[MMC_ENUM_PAGEFLAGS].values[5].name);
-		c->enums[MMC_ENUM_PAGEFLAGS].values[5].name = strdup("PG_lru2");
-		tap_ok(mmc_layout_fingerprint(c) != fp, "fingerprint sees an enumerator");
-		for (int i = 0; i < MMC_MEMBER_COUNT; i++)
-			c->member[i].size++;
-		err = mmc_layout_compare(l, c, false);
-		tap_ok(err && strstr(err->message, "more"),
-		       "many differences are summarised");
-		mmc_error_destroy(err);
+	if (!c)
+		return NULL;
+	err = mmc_layout_compare(l, c, true);
+	tap_ok(err == NULL, "copy compares equal");
+	mmc_error_destroy(err);
+	c->sym[MMC_SYM_TEXT] += 0x200000;
+	TAP_EQ_U64(mmc_layout_fingerprint(c), fp, "fingerprint ignores symbols");
+	err = mmc_layout_compare(l, c, false);
+	tap_ok(err == NULL, "compare without symbols ignores them");
+	mmc_error_destroy(err);
+	err = mmc_layout_compare(l, c, true);
+	tap_ok(err && strstr(err->message, "symbol _text"),
+	       "compare with symbols names _text");
+	mmc_error_destroy(err);
+	c->member[MMC_PAGE_REFCOUNT].offset += 4;
+	tap_ok(mmc_layout_fingerprint(c) != fp, "fingerprint sees an offset");
+	err = mmc_layout_compare(l, c, false);
+	tap_ok(err && err->code == MMC_ERR_MISMATCH &&
+	       strstr(err->message, "page.refcount"),
+	       "compare names the moved member");
+	if (err)
+		tap_diag("%s", err->message);
+	mmc_error_destroy(err);
+	c->member[MMC_PAGE_REFCOUNT].offset -= 4;
+	free(c->enums[MMC_ENUM_PAGEFLAGS].values[5].name);
+	c->enums[MMC_ENUM_PAGEFLAGS].values[5].name = strdup("PG_lru2");
+	tap_ok(mmc_layout_fingerprint(c) != fp, "fingerprint sees an enumerator");
+	for (int i = 0; i < MMC_MEMBER_COUNT; i++)
+		c->member[i].size++;
+	err = mmc_layout_compare(l, c, false);
+	tap_ok(err && strstr(err->message, "more"),
+	       "many differences are summarised");
+	mmc_error_destroy(err);
+	return c;
+}
 
-		/* check(): names every missing required item and the source */
-		c->member[MMC_PAGE_REFCOUNT].found = false;
-		c->member[MMC_PAGE_PGMAP].found = false;
-		c->sym_found[MMC_SYM_PGMAP_ARRAY] = false;
-		c->size_found[MMC_SIZE_XA_NODE] = false;
-		err = mmc_layout_check(c);
-		tap_ok(err && err->code == MMC_ERR_LAYOUT &&
-		       err->path && !strcmp(err->path, "hand built") &&
-		       strstr(err->message, "page.refcount") &&
-		       strstr(err->message, "pgmap") &&
-		       strstr(err->message, "pgmap_array") &&
-		       strstr(err->message, "xa_node") &&
-		       !strstr(err->message, "memcg"),
-		       "check() lists every missing item, not the optional ones");
-		if (err)
-			tap_diag("%s", err->message);
-		mmc_error_destroy(err);
-		c->member[MMC_FOLIO_PGMAP].found = true;
-		c->member[MMC_PAGE_REFCOUNT].found = true;
-		c->sym_found[MMC_SYM_PGMAP_ARRAY] = true;
-		c->size_found[MMC_SIZE_XA_NODE] = true;
-		err = mmc_layout_check(c);
-		tap_ok(err == NULL, "pgmap in folio is enough");
-		mmc_error_destroy(err);
-		c->member[MMC_PAGE_FLAGS].found = false;
-		err = mmc_layout_check(c);
-		tap_ok(err && strstr(err->message, "page.flags"), "flags is required");
-		mmc_error_destroy(err);
+/* check() on that copy: names every missing required item and the source. */
+static void test_check_missing(struct mmc_layout *c)
+{
+	struct mmc_error *err;
+
+	c->member[MMC_PAGE_REFCOUNT].found = false;
+	c->member[MMC_PAGE_PGMAP].found = false;
+	c->sym_found[MMC_SYM_PGMAP_ARRAY] = false;
+	c->size_found[MMC_SIZE_XA_NODE] = false;
+	err = mmc_layout_check(c);
+	tap_ok(err && err->code == MMC_ERR_LAYOUT &&
+	       err->path && !strcmp(err->path, "hand built") &&
+	       strstr(err->message, "page.refcount") &&
+	       strstr(err->message, "pgmap") &&
+	       strstr(err->message, "pgmap_array") &&
+	       strstr(err->message, "xa_node") &&
+	       !strstr(err->message, "memcg"),
+	       "check() lists every missing item, not the optional ones");
+	if (err)
+		tap_diag("%s", err->message);
+	mmc_error_destroy(err);
+	c->member[MMC_FOLIO_PGMAP].found = true;
+	c->member[MMC_PAGE_REFCOUNT].found = true;
+	c->sym_found[MMC_SYM_PGMAP_ARRAY] = true;
+	c->size_found[MMC_SIZE_XA_NODE] = true;
+	err = mmc_layout_check(c);
+	tap_ok(err == NULL, "pgmap in folio is enough");
+	mmc_error_destroy(err);
+	c->member[MMC_PAGE_FLAGS].found = false;
+	err = mmc_layout_check(c);
+	tap_ok(err && strstr(err->message, "page.flags"), "flags is required");
+	mmc_error_destroy(err);
+}
+
+int main(void)
+{
+	struct mmc_layout *l = build(), *c;
+	struct mmc_error *err;
+
+	if (!tap_ok(l != NULL, "build a layout by hand"))
+		return tap_done();
+	err = mmc_layout_check(l);
+	tap_ok(err == NULL, "complete layout passes check()");
+	mmc_error_destroy(err);
+	test_enums(l);
+	c = test_fingerprint_compare(l);
+	if (c) {
+		test_check_missing(c);
 		mmc_layout_destroy(c);
 	}
 	test_file(l);
