@@ -270,19 +270,12 @@ static bool cancel_second(void *arg)
 	return ++cancels >= 2;
 }
 
-int main(void)
-{
-	struct synth_opts o = { .bad_tail = -1, .wild_tail = -1 };
-	struct mmc_walk_stats st;
-	struct mmc_kernel *k = NULL;
-	struct mmc_snapshot *s = NULL;
-	struct mmc_error *err;
-	char cmd[300];
-	size_t len;
-	char *b;
+static const struct synth_opts base = { .bad_tail = -1, .wild_tail = -1 };
 
-	if (!mkdtemp(dir))
-		tap_skip_all("mkdtemp failed");
+/* Images whose walks must not depend on the number of threads. */
+static void test_same_for_threads(void)
+{
+	struct synth_opts o = base;
 
 	same_for_threads(&o, "base.core");
 	o.drop_frame = sk_vmemmap(&o) + SK_R1_PFN * 64 + 8192;
@@ -297,10 +290,19 @@ int main(void)
 	o.double_map = 1;
 	o.vmemmap_cross = 1;
 	same_for_threads(&o, "cross.core");
-	o.double_map = o.vmemmap_cross = 0;
+}
 
-	/* a hard read error on a reading thread */
-	err = synth_open(dir, "fail.core", &o, &k);
+/* A hard read error on a reading thread fails the walk. */
+static void test_read_failure(void)
+{
+	struct mmc_kernel *k = NULL;
+	struct mmc_snapshot *s = NULL;
+	struct mmc_walk_stats st;
+	struct mmc_error *err;
+	size_t len;
+	char *b;
+
+	err = synth_open(dir, "fail.core", &base, &k);
 	if (!err) {
 		uint64_t bad = 0;
 		struct mmc_snapshot *ok = NULL;
@@ -334,11 +336,16 @@ int main(void)
 		tap_ok(0, "fail.core opens");
 	mmc_error_destroy(err);
 	mmc_kernel_destroy(k);
-	k = NULL;
+}
 
-	pair_check();
+/* Cancel between windows of a threaded walk: the huge range has many. */
+static void test_cancel(void)
+{
+	struct synth_opts o = base;
+	struct mmc_kernel *k = NULL;
+	struct mmc_snapshot *s = NULL;
+	struct mmc_error *err;
 
-	/* cancel between windows of a threaded walk: the huge range has many */
 	o.huge_range = 1;
 	err = synth_open(dir, "cancel.core", &o, &k);
 	if (!err) {
@@ -353,6 +360,19 @@ int main(void)
 		mmc_error_destroy(err);
 	}
 	mmc_kernel_destroy(k);
+}
+
+int main(void)
+{
+	char cmd[300];
+
+	if (!mkdtemp(dir))
+		tap_skip_all("mkdtemp failed");
+
+	test_same_for_threads();
+	test_read_failure();
+	pair_check();
+	test_cancel();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
