@@ -815,76 +815,95 @@ static void rules_on(const struct kcfg *k)
 	expect(k, M_UNREADABLE, "64 pages unreadable", "unreadable", START + NR + 64, 64);
 }
 
-int main(void)
-{
-	const struct kcfg k61 = { "6.1", V61, false, "MEMORY_DEVICE_GENERIC", 4, 1 };
-	const struct kcfg k612 = { "6.12", V612, false, "MEMORY_DEVICE_GENERIC", 4, 1 };
-	const struct kcfg k72 = { "7.2", V72, false, "MEMORY_DEVICE_GENERIC", 4, 1 };
-	const struct kcfg k72hvo = { "7.2-HVO", V72, true, "MEMORY_DEVICE_GENERIC", 4, 1 };
-	const struct kcfg k72fs0 = { "7.2 fsdax", V72, false, "MEMORY_DEVICE_FS_DAX", 3, 0 };
-	const struct kcfg k72fs1 = { "7.2 fsdax", V72, false, "MEMORY_DEVICE_FS_DAX", 3, 1 };
-	const struct kcfg k612fs1 = { "6.12 fsdax", V612, false, "MEMORY_DEVICE_FS_DAX", 3, 1 };
-	const struct kcfg k612priv0 = { "6.12 private", V612, false, "MEMORY_DEVICE_PRIVATE", 1, 0 };
-	const struct kcfg k612priv1 = { "6.12 private", V612, false, "MEMORY_DEVICE_PRIVATE", 1, 1 };
+/* The kernels and pgmap types the cases below build snapshots of. */
+static const struct kcfg k61 = { "6.1", V61, false, "MEMORY_DEVICE_GENERIC", 4, 1 };
+static const struct kcfg k612 = { "6.12", V612, false, "MEMORY_DEVICE_GENERIC", 4, 1 };
+static const struct kcfg k72 = { "7.2", V72, false, "MEMORY_DEVICE_GENERIC", 4, 1 };
+static const struct kcfg k72hvo = { "7.2-HVO", V72, true, "MEMORY_DEVICE_GENERIC", 4, 1 };
+static const struct kcfg k72fs0 = { "7.2 fsdax", V72, false, "MEMORY_DEVICE_FS_DAX", 3, 0 };
+static const struct kcfg k72fs1 = { "7.2 fsdax", V72, false, "MEMORY_DEVICE_FS_DAX", 3, 1 };
+static const struct kcfg k612fs1 = { "6.12 fsdax", V612, false, "MEMORY_DEVICE_FS_DAX", 3, 1 };
+static const struct kcfg k612priv0 = { "6.12 private", V612, false, "MEMORY_DEVICE_PRIVATE", 1, 0 };
+static const struct kcfg k612priv1 = { "6.12 private", V612, false, "MEMORY_DEVICE_PRIVATE", 1, 1 };
 
+/*
+ * Each kernel's rules; __init_zone_device_page()'s refcount per type and
+ * version.
+ */
+static void test_rules_per_kernel(void)
+{
 	rules_on(&k61);
 	rules_on(&k612);
 	rules_on(&k72);
 	rules_on(&k72hvo);
 
-	/* __init_zone_device_page()'s refcount per type and version */
 	expect(&k72fs0, M_NONE, "refcount 0", NULL, 0, 0);
 	expect(&k612fs1, M_NONE, "refcount 1", NULL, 0, 0);
 	expect(&k612priv0, M_NONE, "refcount 0", NULL, 0, 0);
 	expect(&k72fs1, M_NONE, "refcount 1 on the 3 unmapped heads (6.15+: 0)", "refcount",
 	       START, 3);
 	expect(&k612priv1, M_NONE, "refcount 1 on the 3 heads (private: 0)", "refcount", START, 3);
+}
 
-	/* With the compound_info mask a misaligned head also loses its tails:
-	 * _compound_head() masks each tail's address down to the aligned pfn. */
-	{
-		struct mmc_snapshot *snap = make(&k72hvo, M_MISALIGNED);
-		struct mmc_lint_result *res = NULL;
-		struct mmc_error *err = snap ? mmc_lint(snap, NULL, &res) : NULL;
+/*
+ * With the compound_info mask a misaligned head also loses its tails:
+ * _compound_head() masks each tail's address down to the aligned pfn.
+ */
+static void test_misaligned_masked_heads(void)
+{
+	struct mmc_snapshot *snap = make(&k72hvo, M_MISALIGNED);
+	struct mmc_lint_result *res = NULL;
+	struct mmc_error *err = snap ? mmc_lint(snap, NULL, &res) : NULL;
 
-		bool ok = snap && !err && res->nrules == 3 &&
-			  rule_pages(res, "head-align") == 2 &&
-			  rule_pages(res, "tail-head") + rule_pages(res, "head-cycle") == 2 * (NR - 1);
+	bool ok = snap && !err && res->nrules == 3 &&
+		  rule_pages(res, "head-align") == 2 &&
+		  rule_pages(res, "tail-head") + rule_pages(res, "head-cycle") == 2 * (NR - 1);
 
-		tap_ok(ok, "7.2-HVO misaligned heads: head-align on 2 heads, every one of the %llu tails masked to an aligned pfn that is not its head",
-		       2 * (NR - 1));
-		if (res && !ok)
-			dump(res);
-		mmc_lint_result_destroy(res);
-		mmc_error_destroy(err);
-		mmc_snapshot_destroy(snap);
+	tap_ok(ok, "7.2-HVO misaligned heads: head-align on 2 heads, every one of the %llu tails masked to an aligned pfn that is not its head",
+	       2 * (NR - 1));
+	if (res && !ok)
+		dump(res);
+	mmc_lint_result_destroy(res);
+	mmc_error_destroy(err);
+	mmc_snapshot_destroy(snap);
+}
+
+/* max_groups caps the kept groups, not the counts. */
+static void test_max_groups(void)
+{
+	struct mmc_snapshot *snap = make(&k612, M_CYCLE);
+	struct mmc_lint_opts o = { .max_groups = 1 };
+	struct mmc_lint_result *res = NULL;
+	struct mmc_error *err = snap ? mmc_lint(snap, &o, &res) : NULL;
+
+	tap_ok(snap && !err && res->nviolations == 1 && res->violations_total == 2,
+	       "max_groups 1 keeps one group and counts every page");
+	mmc_lint_result_destroy(res);
+	mmc_error_destroy(err);
+	mmc_snapshot_destroy(snap);
+}
+
+/* Every rule has a name, a kernel source and a statement. */
+static void test_rule_table(void)
+{
+	bool all = true;
+
+	for (unsigned int r = 0; r < MMC_RULE_COUNT; r++) {
+		const struct mmc_rule_info *ri = mmc_rule_info((enum mmc_rule)r);
+		enum mmc_rule back;
+
+		all &= ri && ri->name && ri->kernel && ri->what &&
+		       mmc_rule_by_name(ri->name, &back) && back == (enum mmc_rule)r;
 	}
-	/* max_groups caps the kept groups, not the counts. */
-	{
-		struct mmc_snapshot *snap = make(&k612, M_CYCLE);
-		struct mmc_lint_opts o = { .max_groups = 1 };
-		struct mmc_lint_result *res = NULL;
-		struct mmc_error *err = snap ? mmc_lint(snap, &o, &res) : NULL;
+	tap_ok(all, "rule table: %u rules, each named, sourced and found by name",
+	       (unsigned int)MMC_RULE_COUNT);
+}
 
-		tap_ok(snap && !err && res->nviolations == 1 && res->violations_total == 2,
-		       "max_groups 1 keeps one group and counts every page");
-		mmc_lint_result_destroy(res);
-		mmc_error_destroy(err);
-		mmc_snapshot_destroy(snap);
-	}
-	/* Every rule has a name, a kernel source and a statement. */
-	{
-		bool all = true;
-
-		for (unsigned int r = 0; r < MMC_RULE_COUNT; r++) {
-			const struct mmc_rule_info *ri = mmc_rule_info((enum mmc_rule)r);
-			enum mmc_rule back;
-
-			all &= ri && ri->name && ri->kernel && ri->what &&
-			       mmc_rule_by_name(ri->name, &back) && back == (enum mmc_rule)r;
-		}
-		tap_ok(all, "rule table: %u rules, each named, sourced and found by name",
-		       (unsigned int)MMC_RULE_COUNT);
-	}
+int main(void)
+{
+	test_rules_per_kernel();
+	test_misaligned_masked_heads();
+	test_max_groups();
+	test_rule_table();
 	return tap_done();
 }

@@ -95,7 +95,11 @@ static struct mmc_error *build(int mode, uint64_t npages, uint64_t target, uint6
 	return err ? err : finish(*out, npages);
 }
 
-int main(void)
+/*
+ * extend_same_n() against the extend_same() calls it stands for: the same
+ * steps taken, the same snapshot as record by record, for every span.
+ */
+static void test_spans(void)
 {
 	static const uint64_t spans[] = { 1, 2, 3, 7, 100, 1000, UINT64_MAX };
 	static const struct { uint64_t npages, target, target2; } cases[] = {
@@ -140,24 +144,33 @@ int main(void)
 		}
 		mmc_snapshot_destroy(ref);
 	}
-	{
-		struct mmc_snapshot *s = NULL;
-		struct mmc_error *err = start(&s, 16);
-		struct mmc_nrec rec;
+}
 
-		tap_ok(!err && mmc_snapshot_extend_same_n(s, 5) == 0,
-		       "nothing is taken before a run has two records");
-		rec_at(0, 100, &rec);
-		err = err ? err : mmc_snapshot_append(s, &rec);
-		rec_at(1, 100, &rec);
-		err = err ? err : mmc_snapshot_append(s, &rec);
-		tap_ok(!err && mmc_snapshot_extend_same_n(s, 0) == 0 &&
-		       mmc_snapshot_extend_same_n(s, 100) == 14 &&
-		       mmc_snapshot_extend_same_n(s, 1) == 0 && mmc_snapshot_npages(s) == 16,
-		       "n = 0 takes nothing; the range's 14 remaining records, then none");
-		mmc_error_destroy(err);
-		mmc_snapshot_destroy(s);
-	}
+/* Before a run has two records nothing is taken; n = 0 takes nothing. */
+static void test_edges(void)
+{
+	struct mmc_snapshot *s = NULL;
+	struct mmc_error *err = start(&s, 16);
+	struct mmc_nrec rec;
+
+	tap_ok(!err && mmc_snapshot_extend_same_n(s, 5) == 0,
+	       "nothing is taken before a run has two records");
+	rec_at(0, 100, &rec);
+	err = err ? err : mmc_snapshot_append(s, &rec);
+	rec_at(1, 100, &rec);
+	err = err ? err : mmc_snapshot_append(s, &rec);
+	tap_ok(!err && mmc_snapshot_extend_same_n(s, 0) == 0 &&
+	       mmc_snapshot_extend_same_n(s, 100) == 14 &&
+	       mmc_snapshot_extend_same_n(s, 1) == 0 && mmc_snapshot_npages(s) == 16,
+	       "n = 0 takes nothing; the range's 14 remaining records, then none");
+	mmc_error_destroy(err);
+	mmc_snapshot_destroy(s);
+}
+
+int main(void)
+{
+	test_spans();
+	test_edges();
 	tap_plan(tap_n);
 	return tap_failed ? 1 : 0;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* VMCOREINFO parsing: values as the kernel prints them, and bad text. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "tap.h"
@@ -28,7 +29,11 @@ static const char sample[] =
 	"NUMBER(bad)=12a\n"
 	"\0\0\0padding after NUL is not text";
 
-int main(void)
+/*
+ * A real-looking VMCOREINFO: texts, and numbers in each of their bases.
+ * False when it does not parse: nothing else is worth running then.
+ */
+static bool test_sample(void)
 {
 	struct mmc_vmcoreinfo *vi = NULL;
 	struct mmc_error *err;
@@ -38,7 +43,7 @@ int main(void)
 	err = mmc_vmcoreinfo_parse(sample, "vmcore", &vi);
 	if (!tap_ok(err == NULL, "parse a real-looking VMCOREINFO")) {
 		mmc_error_fprint(stdout, err);
-		return tap_done();
+		return false;
 	}
 	s = mmc_vmcoreinfo_get(vi, "OSRELEASE");
 	tap_ok(s && !strcmp(s, "6.12.117"), "OSRELEASE text");
@@ -72,7 +77,14 @@ int main(void)
 	tap_ok(!mmc_vmcoreinfo_get(vi, "padding after NUL is not text"),
 	       "text ends at the first NUL");
 	mmc_vmcoreinfo_destroy(vi);
-	vi = NULL;
+	return true;
+}
+
+/* Malformed text: refused naming the file and line; empty text is none. */
+static void test_malformed(void)
+{
+	struct mmc_vmcoreinfo *vi = NULL;
+	struct mmc_error *err;
 
 	err = mmc_vmcoreinfo_parse("OSRELEASE=6.1\ngarbage line\n", "dump.elf", &vi);
 	tap_ok(err && err->path && !strcmp(err->path, "dump.elf") &&
@@ -93,5 +105,11 @@ int main(void)
 	       "empty text parses to nothing");
 	mmc_error_destroy(err);
 	mmc_vmcoreinfo_destroy(vi);
+}
+
+int main(void)
+{
+	if (test_sample())
+		test_malformed();
 	return tap_done();
 }
