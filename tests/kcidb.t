@@ -25,7 +25,6 @@ kcidb-io's schema file is not committed (test-vectors/kcidb/README.md): without
 it a '# ' line says the extra checks were not made; the own schema's checks
 never skip when python3-jsonschema is installed.
 """
-import hashlib
 import json
 import os
 import subprocess
@@ -34,61 +33,11 @@ import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from taplib import CACHE, CLI, TOP, Tap, dump_path, layout_of, skip_all  # noqa: E402
+from kcidb_schema import Schemas, errors_of, schema_check  # noqa: E402
+from taplib import CLI, TOP, Tap, dump_path, layout_of, skip_all  # noqa: E402
 
 BASE, TEMPLATE, MUTANT = "6.12-base-b1", "6.12-template-b1", "6.12-mut-tail-refcount-b1"
 tap = Tap(diag_lines=40)
-
-
-def source():
-    with open(os.path.join(TOP, "test-vectors", "kcidb", "SOURCE")) as f:
-        return dict(l.rstrip("\n").split("\t", 1) for l in f if l.strip() and not l.startswith("#"))
-
-
-OWN_SCHEMA = os.path.join(TOP, "test-vectors", "kcidb", "memmapcheck-kcidb.schema.json")
-
-
-class Schemas:
-    """The two validators of a KCIDB document.
-
-    own: this project's schema (test-vectors/kcidb/memmapcheck-kcidb.schema.json),
-    written from KCIDB's documentation: always there; None only without
-    python3-jsonschema (own_why says so, and its checks skip).
-    upstream: kcidb-io's own v5.3 schema file, not committed
-    (test-vectors/kcidb/README.md): extra checks when the file is present,
-    a '# ' note when it is not; a file whose sha256 is not SOURCE's fails."""
-
-    def __init__(self, src):
-        self.own = self.upstream = None
-        self.own_why = self.upstream_note = self.upstream_bad = None
-        try:
-            import jsonschema
-        except ImportError:
-            self.own_why = "python3-jsonschema not installed (scripts/setup-deps.sh installs it)"
-            return
-        with open(OWN_SCHEMA) as f:
-            own = json.load(f)
-        jsonschema.Draft7Validator.check_schema(own)
-        self.own = jsonschema.Draft7Validator(own, format_checker=jsonschema.FormatChecker())
-        path = os.environ.get("MMC_KCIDB_SCHEMA") or os.path.join(CACHE, "kcidb", src["file"])
-        if not os.path.isfile(path):
-            self.upstream_note = ("no kcidb-io schema at %s: the extra checks against kcidb-io's own v%s "
-                                  "schema were not made (test-vectors/kcidb/README.md says how to make "
-                                  "the file, or set MMC_KCIDB_SCHEMA)" % (path, src["version"]))
-            return
-        with open(path, "rb") as f:
-            raw = f.read()
-        if hashlib.sha256(raw).hexdigest() != src["sha256"]:
-            self.upstream_bad = "%s is not the kcidb-io schema of test-vectors/kcidb/SOURCE (sha256 differs)" % path
-            return
-        up = json.loads(raw)
-        up.setdefault("$schema", "http://json-schema.org/draft-07/schema#")
-        self.upstream = jsonschema.Draft7Validator(up, format_checker=jsonschema.FormatChecker())
-        self.upstream_note = "kcidb-io's v%s schema: %s (sha256 as SOURCE)" % (src["version"], path)
-
-
-def errors_of(validator, doc):
-    return ["%s: %s" % ("/".join(map(str, e.absolute_path)), e.message) for e in validator.iter_errors(doc)]
 
 
 def verdict_row(base, other):
@@ -114,31 +63,14 @@ def kcidb(a, b, env=None):
         return r.returncode, None, "%s\n%s\n%s" % (e, r.stdout[:2000], r.stderr)
 
 
-def schema_check(sch, doc, what):
-    """doc against the own schema (never skipped with python3-jsonschema),
-    then against kcidb-io's when its file is there."""
-    if sch.own is None:
-        tap.skip(sch.own_why, what + ": memmapcheck's KCIDB schema")
-    else:
-        errs = errors_of(sch.own, doc)
-        tap(not errs, what + ": valid against memmapcheck's KCIDB v5.3 schema", "\n".join(errs[:10]))
-    if sch.upstream is not None:
-        errs = errors_of(sch.upstream, doc)
-        tap(not errs, what + ": valid against kcidb-io's v5.3 schema (extra)", "\n".join(errs[:10]))
-
-
 def main():
     if not os.access(CLI, os.X_OK):
         skip_all("no memmapcheck CLI at %s (make)" % CLI, stderr=True)
     dumps = {i: dump_path(i) for i in (BASE, TEMPLATE, MUTANT)}
     if not all(dumps.values()):
         skip_all("committed 6.12 dumps not available (%s)" % dumps, stderr=True)
-    src = source()
-    sch = Schemas(src)
-    if sch.upstream_note:
-        print("# " + sch.upstream_note)
-    if sch.upstream_bad:
-        tap(False, "[proof] the kcidb-io schema file is the one test-vectors/kcidb/SOURCE names", sch.upstream_bad)
+    sch = Schemas()
+    sch.announce(tap)
     with tempfile.TemporaryDirectory(prefix="kcidb.") as tmp:
         snaps = {}
         for img, d in dumps.items():
@@ -157,7 +89,7 @@ def checks(tmp, snaps, dumps, sch):
     tap(doc is not None and rc == 0, "[oracle] base vs template: exit 0 and JSON", err)
     if doc is None:
         return
-    schema_check(sch, doc, "[proof] base vs template")
+    schema_check(tap, sch, doc, "[proof] base vs template")
     tap(doc["version"] == {"major": 5, "minor": 3}, "[guard] version 5.3 declared", doc["version"])
     root = [t for t in doc["tests"] if t["path"] == "memmapcheck"]
     ranges = [t for t in doc["tests"] if t["path"].startswith("memmapcheck.range_")]
@@ -189,7 +121,7 @@ def checks(tmp, snaps, dumps, sch):
     # ---- different
     exp = verdict_row(BASE, MUTANT)
     tap(rc == 1, "[oracle] base vs mut-tail-refcount: exit 1", err)
-    schema_check(sch, mdoc, "[proof] base vs mutant")
+    schema_check(tap, sch, mdoc, "[proof] base vs mutant")
     mroot = [t for t in mdoc["tests"] if t["path"] == "memmapcheck"][0]
     fields = set()
     for t in mranges.values():
@@ -213,7 +145,7 @@ def checks(tmp, snaps, dumps, sch):
         "[proof] base vs a dump cut in half: root SKIP with the reason (%s)" % (hroot and hroot["comment"]),
         (r.returncode, rc, err, hroot))
     if hdoc:
-        schema_check(sch, hdoc, "[proof] incomplete")
+        schema_check(tap, sch, hdoc, "[proof] incomplete")
 
     # ---- identity files
     ids = {}
@@ -243,7 +175,7 @@ def checks(tmp, snaps, dumps, sch):
     tap(ok, "[guard] identity files: the lab's ids, patch and config reach checkouts, builds and tests",
         json.dumps(idoc, indent=1)[:3000] if idoc else err)
     if idoc:
-        schema_check(sch, idoc, "[proof] with identity files")
+        schema_check(tap, sch, idoc, "[proof] with identity files")
         bites(sch, idoc)
     with open(ids["new"], "a") as f:
         f.write("git_commit_hash=xyz\n")

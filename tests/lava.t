@@ -29,7 +29,6 @@ kernels (and 6.12-mut-tail-refcount for the mutant checks) and a memmapcheck
 minutes (three guests under TCG, one after the other; MMC_LAVA_JOBS=N runs N
 at once; MMC_LAVA_KEEP=1 keeps the jobs, logs, snapshots and reports).
 """
-import hashlib
 import json
 import os
 import shutil
@@ -40,6 +39,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kcidb_schema import Schemas, schema_check  # noqa: E402
 from taplib import CACHE, CLI, TOP, Tap, skip_all  # noqa: E402
 
 KERNELS = {"base": "6.12-base", "template": "6.12-template", "mutant": "6.12-mut-tail-refcount"}
@@ -100,48 +100,6 @@ def validate_schema(job):
     r = run([PY, "-c", "import sys, yaml\nfrom lava_common.schemas import validate\n"
              "validate(yaml.safe_load(open(sys.argv[1])), strict=True)", job])
     return r.returncode == 0, r.stderr[-2000:]
-
-
-OWN_SCHEMA = os.path.join(TOP, "test-vectors", "kcidb", "memmapcheck-kcidb.schema.json")
-
-
-class KcidbSchemas:
-    """The project's own KCIDB schema (never skipped with python3-jsonschema)
-    and kcidb-io's v5.3 file when present (extra checks; a '# ' note when
-    not, a failure when its sha256 is not SOURCE's): test-vectors/kcidb/README.md."""
-
-    def __init__(self):
-        self.own = self.upstream = None
-        self.own_why = self.note = self.bad = None
-        try:
-            import jsonschema
-        except ImportError:
-            self.own_why = "python3-jsonschema not installed (scripts/setup-deps.sh installs it)"
-            return
-        with open(OWN_SCHEMA) as f:
-            own = json.load(f)
-        jsonschema.Draft7Validator.check_schema(own)
-        self.own = jsonschema.Draft7Validator(own, format_checker=jsonschema.FormatChecker())
-        src = {}
-        with open(os.path.join(TOP, "test-vectors", "kcidb", "SOURCE")) as f:
-            for l in f:
-                if l.strip() and not l.startswith("#"):
-                    k, v = l.rstrip("\n").split("\t", 1)
-                    src[k] = v
-        path = os.environ.get("MMC_KCIDB_SCHEMA") or os.path.join(CACHE, "kcidb", src["file"])
-        if not os.path.isfile(path):
-            self.note = ("no kcidb-io schema at %s: the extra checks against kcidb-io's own v%s schema "
-                         "were not made (test-vectors/kcidb/README.md says how to make the file, or set "
-                         "MMC_KCIDB_SCHEMA)" % (path, src["version"]))
-            return
-        raw = open(path, "rb").read()
-        if hashlib.sha256(raw).hexdigest() != src["sha256"]:
-            self.bad = "%s is not the kcidb-io schema of test-vectors/kcidb/SOURCE (sha256 differs)" % path
-            return
-        s = json.loads(raw)
-        s.setdefault("$schema", "http://json-schema.org/draft-07/schema#")
-        self.upstream = jsonschema.Draft7Validator(s, format_checker=jsonschema.FormatChecker())
-        self.note = "kcidb-io's v%s schema: %s (sha256 as SOURCE)" % (src["version"], path)
 
 
 def results(d):
@@ -266,11 +224,8 @@ def body(work, have_mut):
                 s, complete, sorted(hex(x) for x in skipped), sorted(hex(x) for x in mapdev)))
 
     # ---- the comparison job
-    sch = KcidbSchemas()
-    if sch.note:
-        print("# " + sch.note)
-    if sch.bad:
-        tap(False, "[proof] the kcidb-io schema file is the one test-vectors/kcidb/SOURCE names", sch.bad)
+    sch = Schemas()
+    sch.announce(tap)
     snap = {s: os.path.join(res_dir, s, "live.snap") for s in sides}
     if not all(os.path.isfile(p) for p in snap.values()):
         tap(False, "[proof] snapshots for the comparison", snap)
@@ -296,7 +251,7 @@ def body(work, have_mut):
         tap(rc == 4 and "not ok" not in ktap and skip == mapdev and others == {"PASS"},
             "[oracle] base vs template: exit %d, no range differs, %d ranges identical, map=dev incomplete (SKIP) %s" % (
                 rc, sum(1 for t in ranges if t["status"] == "PASS"), sorted(hex(x) for x in skip)), ktap)
-        schema(sch, kc, "[proof] base vs template: KCIDB")
+        schema_check(tap, sch, kc, "[proof] base vs template: KCIDB")
     if "mutant" in cmp_:
         rc, ktap, kc = cmp_["mutant"]
         fields = set()
@@ -307,22 +262,11 @@ def body(work, have_mut):
         tap(rc == 1 and "not ok" in ktap and root["status"] == "FAIL" and fields == {"_refcount"},
             "[oracle] base vs mut-tail-refcount: exit %d, KTAP not ok, KCIDB FAIL in %s (verdicts.tsv: _refcount)" % (
                 rc, ",".join(sorted(fields))), ktap)
-        schema(sch, kc, "[proof] base vs mutant: KCIDB")
+        schema_check(tap, sch, kc, "[proof] base vs mutant: KCIDB")
     else:
         tap.skip("no %s kernel (scripts/build-kernel.sh 6.12 mut-tail-refcount)" % KERNELS["mutant"],
                  "[oracle] base vs mut-tail-refcount")
     print("# total %.0f s" % (time.time() - t0))
-
-
-def schema(sch, doc, what):
-    if sch.own is None:
-        tap.skip(sch.own_why, what + ": memmapcheck's KCIDB schema")
-    else:
-        errs = ["%s: %s" % ("/".join(map(str, e.absolute_path)), e.message) for e in sch.own.iter_errors(doc)]
-        tap(not errs, what + ": valid against memmapcheck's KCIDB v5.3 schema", "\n".join(errs[:10]))
-    if sch.upstream is not None:
-        errs = ["%s: %s" % ("/".join(map(str, e.absolute_path)), e.message) for e in sch.upstream.iter_errors(doc)]
-        tap(not errs, what + ": valid against kcidb-io's v5.3 schema (extra)", "\n".join(errs[:10]))
 
 
 if __name__ == "__main__":
