@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Shell helpers for running crash with memmapcheck.so (tests/crash.t,
-# scripts/bench-crash.sh).  POSIX sh; source it, do not run it.
+# crash-reader.t, deb.t, scripts/bench-crash.sh).  POSIX sh; source it, do
+# not run it.
 #
 #   MMC_BUILD          build dir (memmapcheck CLI, crash-ext/<ver>/memmapcheck.so)
 #   MEMMAPCHECK_CACHE  ${HOME}/.cache/memmapcheck by default
@@ -80,3 +81,65 @@ crash_batch() {
 
 # Resident set size (KiB) of the crash running a command file: put
 # "!ps -o rss= -p $PPID" in the file (crash runs "!" lines through sh).
+
+# ---- For the TAP tests (tests/crash.t, crash-reader.t): these call the
+# ---- skip() of tests/taplib.sh, and cli_snapshot its $CLI.
+
+# $crashes: each crash of $MMC_CRASHES that runs and has its extension
+# built, as a "version:path:so" word; each one that has not is a SKIP.
+find_crashes() {
+	crashes=
+	for c in $MMC_CRASHES; do
+		if [ ! -x "$c" ]; then
+			skip "crash $c absent"
+			continue
+		fi
+		v=$(crash_version "$c")
+		so=$(crash_ext_so "$v")
+		if [ -z "$v" ]; then
+			skip "crash $c: --version says nothing"
+		elif [ ! -r "$so" ]; then
+			skip "crash $v ($c): no extension built at $so (make; the ASan build has none)"
+		else
+			crashes="$crashes $v:$c:$so"
+		fi
+	done
+}
+
+# A word of $crashes into v (the version), c (the crash binary) and so (the
+# extension built for it).
+crash_entry() {
+	v=${1%%:*}
+	c=${1#*:}
+	so=${c#*:}
+	c=${c%%:*}
+}
+
+# A dump crash is to open: name, kdir (its kernel), vmlinux and series set;
+# false, after a SKIP saying why, when the dump or its vmlinux is unreadable.
+# shellcheck disable=SC2034 # the variables are for the test
+crash_image() {
+	name=$(basename "$1" .kdump)
+	kdir=$(image_kernel_dir "$1")
+	vmlinux=$kdir/vmlinux
+	series=$(image_series "$1")
+	if [ ! -r "$1" ]; then
+		skip "$name: dump $1 unreadable"
+		return 1
+	fi
+	if [ ! -r "$vmlinux" ]; then
+		skip "$name: no vmlinux at $vmlinux"
+		return 1
+	fi
+}
+
+# The CLI's own snapshot, for comparison: cli_snapshot VMLINUX DUMP SNAP OUT
+# (its messages).  The CLI's exit status, but 0 for exit 4 with SNAP
+# written: an incomplete image (a real kdump lacks the map=dev struct
+# pages) compares like a complete one.
+cli_snapshot() {
+	"$CLI" snapshot -q -o "$3" "$1" "$2" >"$4" 2>&1
+	_rc=$?
+	[ $_rc = 4 ] && [ -s "$3" ] && _rc=0
+	return $_rc
+}

@@ -20,20 +20,12 @@
 # Anything absent (crash, extension, vmlinux, dump, makedumpfile) is a loud SKIP.
 # MMC_CRASH_READER_IMAGES="NAME ..." restricts the committed dumps.
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/taplib.sh
+. "$here/taplib.sh"
+# shellcheck source=tests/crash-lib.sh
 . "$here/crash-lib.sh"
-CLI=$MMC_BUILD/memmapcheck
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
-check() { if [ "$1" = 0 ]; then shift; ok "$@"; else shift; nok "$@"; fi; }
-
-if [ ! -x "$CLI" ]; then
-	echo "1..0 # SKIP no CLI at $CLI (set MMC_BUILD)"
-	exit 0
-fi
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+need_cli
+make_tmp
 
 # Byte-compare two snapshot files section by section, INFO left out.
 same_sections() {
@@ -63,47 +55,31 @@ print("%d sections the same (%d bytes)" % (len(a), sum(len(s) for _, s in a)))
 EOF
 }
 
-crashes=
-for c in $MMC_CRASHES; do
-	[ -x "$c" ] || { skip "crash $c absent"; continue; }
-	v=$(crash_version "$c")
-	so=$(crash_ext_so "$v")
-	if [ -r "$so" ]; then crashes="$crashes $v:$c:$so"
-	else skip "crash $v: no extension at $so"; fi
-done
+find_crashes
 
 images=
 for name in ${MMC_CRASH_READER_IMAGES:-6.12-base-b1 6.12-base-kdump 7.2-base-b1 6.1-stock-b1}; do
-	case $name in 6.1-*) g=6.1-stock ;; *) g=${name%%-*} ;; esac
-	dir=$("$here/../scripts/unpack-dumps.sh" "$g" 2>/dev/null)
-	if [ -n "$dir" ] && [ -r "$dir/$name.kdump" ]; then
-		images="$images $dir/$name.kdump"
+	img=$(taplib_py dump_path "$name")
+	if [ -n "$img" ]; then
+		images="$images $img"
 	else
-		skip "$name: dump not unpacked from dumps/$g.tar.xz"
+		skip "$name: dump not unpacked from dumps/$(taplib_py group_of "$name").tar.xz"
 	fi
 done
 
 # session CRASH-ENTRY VMLINUX DUMP OUTSNAP OUT [PRE-COMMAND]
 session() {
-	e=$1; v=${e%%:*}; r=${e#*:}; c=${r%%:*}; so=${r#*:}
+	crash_entry "$1"
 	printf 'extend %s\n%s\nmemmapcheck snapshot -v -o %s\n' "$so" "${6:-}" "$4" >"$5.cmds"
 	crash_batch "$c" "$2" "$3" "$5.cmds" "$5" "$(crash_flags_for "$(dirname "$2")")"
 }
 
 fallback_done=
 for img in $images; do
-	name=$(basename "$img" .kdump)
-	kdir=$(image_kernel_dir "$img")
-	vmlinux=$kdir/vmlinux
-	series=$(image_series "$img")
-	if [ ! -r "$vmlinux" ]; then
-		skip "$name: no vmlinux at $vmlinux"
-		continue
-	fi
-	"$CLI" snapshot -q -o "$tmp/$name.cli.snap" "$vmlinux" "$img" >"$tmp/cli.out" 2>&1
+	crash_image "$img" || continue
+	cli_snapshot "$vmlinux" "$img" "$tmp/$name.cli.snap" "$tmp/cli.out"
 	rc=$?
-	# exit 4 with the file written: an incomplete image (pages absent)
-	if [ $rc != 0 ] && { [ $rc != 4 ] || [ ! -s "$tmp/$name.cli.snap" ]; }; then
+	if [ $rc != 0 ]; then
 		nok "$name: CLI snapshot: exit $rc $(head -c 200 "$tmp/cli.out")"
 		continue
 	fi

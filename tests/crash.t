@@ -22,40 +22,17 @@
 # Anything absent (crash, extension, vmlinux, dump) is a loud SKIP.
 # MMC_CRASH_IMAGES="a.kdump b.kdump" restricts the dumps.
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/taplib.sh
+. "$here/taplib.sh"
+# shellcheck source=tests/crash-lib.sh
 . "$here/crash-lib.sh"
-CLI=$MMC_BUILD/memmapcheck
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
-check() { if [ "$1" = 0 ]; then shift; ok "$@"; else shift; nok "$@"; fi; }
 # First line of a file mentioning $2, for messages.
 say() { grep -m1 -- "$2" "$1" 2>/dev/null | cut -c1-160; }
 
-if [ ! -x "$CLI" ]; then
-	echo "1..0 # SKIP no CLI at $CLI (set MMC_BUILD)"
-	exit 0
-fi
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+need_cli
+make_tmp
 
-# crashes: "version:path:so" for each crash that runs and has its .so built.
-crashes=
-for c in $MMC_CRASHES; do
-	if [ ! -x "$c" ]; then
-		skip "crash $c absent"
-		continue
-	fi
-	v=$(crash_version "$c")
-	so=$(crash_ext_so "$v")
-	if [ -z "$v" ]; then
-		skip "crash $c: --version says nothing"
-	elif [ ! -r "$so" ]; then
-		skip "crash $v ($c): no extension built at $so (make; the ASan build has none)"
-	else
-		crashes="$crashes $v:$c:$so"
-	fi
-done
+find_crashes
 
 # The finished images (.status-images, written by the image scripts, lists
 # them: a dump still being written is not one), else every *.kdump.
@@ -70,10 +47,8 @@ elif [ "${MMC_CRASH_CACHED:-0}" = 1 ] && [ -r "$status" ]; then
 else
 	images=
 	for name in $(grep -v '^#' "$here/../test-vectors/crash-images.txt"); do
-		case $name in 6.1-*) g=6.1-stock ;; *) g=${name%%-*} ;; esac
-		[ -r "$here/../dumps/$g.tar.xz" ] || continue
-		dir=$("$here/../scripts/unpack-dumps.sh" "$g") || continue
-		[ -r "$dir/$name.kdump" ] && images="$images $dir/$name.kdump"
+		img=$(taplib_py dump_path "$name")
+		[ -n "$img" ] && images="$images $img"
 	done
 fi
 [ -z "$images" ] && skip "no dump in $CACHE/images/*.kdump (scripts/make-vectors.sh makes them)"
@@ -81,27 +56,13 @@ fi
 
 first_combo=
 for img in $images; do
-	name=$(basename "$img" .kdump)
-	kdir=$(image_kernel_dir "$img")
-	vmlinux=$kdir/vmlinux
-	series=$(image_series "$img")
-	if [ ! -r "$img" ]; then
-		skip "$name: dump $img unreadable"
-		continue
-	fi
-	if [ ! -r "$vmlinux" ]; then
-		skip "$name: no vmlinux at $vmlinux"
-		continue
-	fi
+	crash_image "$img" || continue
 	flags=$(crash_flags_for "$kdir")
 	cli_snap=$tmp/$name.cli.snap
-	"$CLI" snapshot -q -o "$cli_snap" "$vmlinux" "$img" >"$tmp/cli.out" 2>&1
+	cli_snapshot "$vmlinux" "$img" "$cli_snap" "$tmp/cli.out"
 	cli_rc=$?
-	# exit 4 with the file written: an incomplete image (a real kdump
-	# lacks the map=dev struct pages), usable like a complete one
-	[ $cli_rc = 4 ] && [ -s "$cli_snap" ] && cli_rc=0
 	for entry in $crashes; do
-		v=${entry%%:*}; rest=${entry#*:}; c=${rest%%:*}; so=${rest#*:}
+		crash_entry "$entry"
 		t="crash $v, $name"
 		if ! crash_can_open "$v" "$series"; then
 			# not a missing prerequisite: this pairing does not exist
@@ -213,13 +174,19 @@ print("identical" if d["verdict"] == "identical" else
 	done
 done
 
+# The first combination that worked, "entry|img|vmlinux|flags|dir", back in
+# its variables (v c so img vmlinux flags d) for the checks after the loop.
+use_first_combo() {
+	rest=${first_combo#*|}
+	img=${rest%%|*}; rest=${rest#*|}; vmlinux=${rest%%|*}; rest=${rest#*|}
+	flags=${rest%%|*}; d=${rest#*|}
+	crash_entry "${first_combo%%|*}"
+}
+
 # An extension built for another crash's defs.h refuses to load, clearly.
 set -- $crashes
 if [ $# -ge 2 ] && [ -n "$first_combo" ]; then
-	fc=${first_combo%%|*}; rest=${first_combo#*|}
-	img=${rest%%|*}; rest=${rest#*|}; vmlinux=${rest%%|*}; rest=${rest#*|}
-	flags=${rest%%|*}
-	v=${fc%%:*}; r=${fc#*:}; c=${r%%:*}; so=${r#*:}
+	use_first_combo
 	for entry in $crashes; do
 		ov=${entry%%:*}
 		[ "$ov" = "$v" ] && continue
@@ -243,10 +210,7 @@ else
 fi
 
 if [ -n "$first_combo" ]; then
-	fc=${first_combo%%|*}; rest=${first_combo#*|}
-	img=${rest%%|*}; rest=${rest#*|}; vmlinux=${rest%%|*}; rest=${rest#*|}
-	flags=${rest%%|*}; d=${rest#*|}
-	v=${fc%%:*}; r=${fc#*:}; c=${r%%:*}; so=${r#*:}
+	use_first_combo
 
 	# make install into a DESTDIR, then `extend memmapcheck.so` by name.
 	if make -s -C "$here/../crash-ext" install CRASH="$c" \

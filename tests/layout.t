@@ -4,19 +4,11 @@
 # ${MEMMAPCHECK_CACHE:-$HOME/.cache/memmapcheck}/kernels/*/vmlinux):
 # `memmapcheck layout V -o F` then `memmapcheck layout V --check F` must agree;
 # a damaged F and a vmlinux without DWARF must fail with exit 2 and a message.
-CLI=${MMC_BUILD:-build}/memmapcheck
-CACHE=${MEMMAPCHECK_CACHE:-$HOME/.cache/memmapcheck}
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; }
-check() { if [ "$1" = 0 ]; then shift; ok "$@"; else shift; nok "$@"; fi; }
-
-if [ ! -x "$CLI" ]; then
-	echo "1..0 # SKIP no CLI at $CLI (set MMC_BUILD)"
-	exit 0
-fi
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/taplib.sh
+. "$here/taplib.sh"
+need_cli
+make_tmp
 
 # Without DWARF: a clear error naming the file, exit 2.
 if [ -r /bin/true ]; then
