@@ -37,11 +37,12 @@ import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from taplib import BUILD, CACHE, CLI, TOP, Tap, dump_path, layout_of, skip_all  # noqa: E402
+from taplib import BUILD, CACHE, CLI, TOP, Snapshots, Tap, cli_diff, dump_path, layout_of, skip_all  # noqa: E402
 
 tap = Tap(diag_lines=40)
 work = None
-snaps = {}
+# a snapshot of a committed image (made once), or None
+snap = Snapshots(tap, "[guard] snapshot of %s", ok_rcs=(0, 4))
 
 
 def series(kver):
@@ -60,31 +61,9 @@ def claims_of(kver, name):
     return os.path.join(TOP, "patches", kver, name + ".claims")
 
 
-def snap(image):
-    """A snapshot of a committed image (made once), or None."""
-    if image in snaps:
-        return snaps[image]
-    d = dump_path(image)
-    path = None
-    if d and os.path.exists(layout_of(image)):
-        path = os.path.join(work, image + ".snap")
-        r = subprocess.run([CLI, "snapshot", "-q", "-o", path, layout_of(image), d],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        if r.returncode not in (0, 4):
-            tap(False, "[guard] snapshot of " + image, r.stdout.decode())
-            path = None
-    snaps[image] = path
-    return path
-
-
 def diff(a, b, *opts, env=None):
     """memmapcheck diff OPTS a b: (exit code, stdout, stderr)."""
-    e = dict(os.environ)
-    e.pop("MEMMAPCHECK_PER_PAGE", None)
-    if env:
-        e.update(env)
-    r = subprocess.run([CLI, "diff", "-q", "-n", "0"] + list(opts) + [a, b],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e)
+    r = cli_diff(a, b, "-q", "-n", "0", *opts, env=env)
     return r.returncode, r.stdout.decode(errors="replace"), r.stderr.decode(errors="replace")
 
 
@@ -406,7 +385,7 @@ def main():
     global work
     if not os.access(CLI, os.X_OK):
         skip_all("%s not built (set MMC_BUILD)" % CLI)
-    work = tempfile.mkdtemp(prefix="claims.")
+    work = snap.work = tempfile.mkdtemp(prefix="claims.")
     try:
         for kver in ("6.12", "7.2"):
             check_patches(kver)

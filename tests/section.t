@@ -33,11 +33,10 @@ import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from taplib import CLI, TOP, Tap, dump_path, layout_of, skip_all  # noqa: E402
+from taplib import CLI, TOP, Snapshots, Tap, cli_diff, skip_all  # noqa: E402
 
 tap = Tap(diag_lines=60)
-work = None
-snaps = {}
+snap = Snapshots(tap, "[guard] snapshot of %s: exit 0, nothing unread")
 
 BASE, PORT = "7.2-base-b1", "7.2-section-vmemmap-b1"
 WRITABLE, UNINIT = "7.2-mut-section-writable-b1", "7.2-mut-section-tail-uninit-b1"
@@ -71,29 +70,8 @@ def claims_of(name):
     return os.path.join(TOP, "patches", "7.2", name + ".claims")
 
 
-def snap(image):
-    if image in snaps:
-        return snaps[image]
-    d = dump_path(image)
-    path = None
-    if d and os.path.exists(layout_of(image)):
-        path = os.path.join(work, image + ".snap")
-        r = subprocess.run([CLI, "snapshot", "-q", "-o", path, layout_of(image), d],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        if r.returncode != 0:
-            tap(False, "[guard] snapshot of %s: exit 0, nothing unread" % image, r.stdout.decode())
-            path = None
-    snaps[image] = path
-    return path
-
-
 def diff_json(a, b, *opts, env=None, n=3):
-    e = dict(os.environ)
-    e.pop("MEMMAPCHECK_PER_PAGE", None)
-    if env:
-        e.update(env)
-    r = subprocess.run([CLI, "diff", "-q", "-n", str(n), "-f", "json", "--max-groups", "100000"] +
-                       list(opts) + [a, b], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e)
+    r = cli_diff(a, b, "-q", "-n", str(n), "-f", "json", "--max-groups", "100000", *opts, env=env)
     try:
         return r.returncode, json.loads(r.stdout), r.stderr.decode()
     except ValueError:
@@ -276,10 +254,9 @@ def check_lint(port, w):
 
 
 def main():
-    global work
     if not os.access(CLI, os.X_OK):
         skip_all("%s not built (set MMC_BUILD)" % CLI)
-    work = tempfile.mkdtemp(prefix="section.")
+    work = snap.work = tempfile.mkdtemp(prefix="section.")
     try:
         a, port, w, u = (snap(i) for i in (BASE, PORT, WRITABLE, UNINIT))
         if not (a and port):

@@ -165,3 +165,45 @@ def dump_path(image):
         return None
     p = os.path.join(d, image + ".kdump")
     return p if os.path.exists(p) else None
+
+
+class Snapshots:
+    """A test's snapshots of committed images, each made once (with the
+    saved layout of the image's kernel) into work, the test's directory,
+    which it sets before the first call.  snap(image): the file, or None
+    when the dump or the layout is not there or the CLI exits with another
+    code than ok_rcs (0; 4 too for a test that takes incomplete images:
+    the file is written); that last one is a failed result of tap named
+    fail % image."""
+
+    def __init__(self, tap, fail, ok_rcs=(0,)):
+        self.tap, self.fail, self.ok_rcs = tap, fail, ok_rcs
+        self.work = None
+        self.made = {}
+
+    def __call__(self, image):
+        if image in self.made:
+            return self.made[image]
+        d = dump_path(image)
+        path = None
+        if d and os.path.exists(layout_of(image)):
+            path = os.path.join(self.work, image + ".snap")
+            r = subprocess.run([CLI, "snapshot", "-q", "-o", path, layout_of(image), d],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            if r.returncode not in self.ok_rcs:
+                self.tap(False, self.fail % image, r.stdout.decode())
+                path = None
+        self.made[image] = path
+        return path
+
+
+def cli_diff(a, b, *opts, env=None):
+    """memmapcheck diff OPTS a b, chunk by chunk unless env sets
+    MEMMAPCHECK_PER_PAGE (the environment's own is dropped): the finished
+    process, its output as bytes."""
+    e = dict(os.environ)
+    e.pop("MEMMAPCHECK_PER_PAGE", None)
+    if env:
+        e.update(env)
+    return subprocess.run([CLI, "diff"] + list(opts) + [a, b],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e)
