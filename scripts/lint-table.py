@@ -17,6 +17,9 @@ import subprocess
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(TOP, "tests"))
+from taplib import group_of, own_groups  # noqa: E402
 
 
 def images():
@@ -31,17 +34,11 @@ def dumps(kver):
 
 
 def group_dir(img, kver_dir):
-    """Where img's dump is unpacked: its own group's directory when a
-    test-vectors/<group>-images.txt lists it (scripts/make-vectors.sh
-    OWN_GROUPS), else its kernel version's."""
-    tv = os.path.join(TOP, "test-vectors")
-    for f in sorted(os.listdir(tv)):
-        if not f.endswith("-images.txt") or f in ("crash-images.txt", "dax-chain-images.txt"):
-            continue
-        with open(os.path.join(tv, f)) as lst:
-            if img in (line.split("#", 1)[0].strip() for line in lst):
-                return dumps(f[:-len("-images.txt")])
-    return kver_dir
+    """Where img's dump is unpacked: its own group's directory when it is
+    in a group of its own (tests/taplib.py group_of()), else its kernel
+    version's."""
+    g = group_of(img)
+    return dumps(g) if g in own_groups() else kver_dir
 
 
 def lint(cli, layout, dump):

@@ -124,10 +124,16 @@ form_of() { # IMAGE -> full|trimmed
 	case $1 in 6.12-*|7.2-*) ;; *) echo full; return ;; esac
 	if grep -qx -- "$1" "$top/test-vectors/crash-images.txt"; then echo full; else echo trimmed; fi
 }
-# Groups of their own: the images test-vectors/<group>-images.txt lists are
-# packed in dumps/<group>.tar.xz instead of their kernel's group (a series
-# port and its mutants, kept apart so that adding them repacks nothing else).
-OWN_GROUPS="section-vmemmap hvo seed-revisions"	# hvo: issue 19, kernels of build-kernel.sh --hvo
+# Groups of their own: the images a test-vectors/<group>-images.txt with an
+# "# own-group" line lists are packed in dumps/<group>.tar.xz instead of
+# their kernel's group (a series port and its mutants, kept apart so that
+# adding them repacks nothing else).  tests/taplib.py own_groups() reads the
+# same lines.
+own_groups() { # -> the groups of their own, one a line
+	{ grep -lx -- '# own-group' "$top"/test-vectors/*-images.txt || true; } |
+		sed 's,.*/,,; s,-images\.txt$,,'
+}
+OWN_GROUPS=$(own_groups)
 own_group_of() { # IMAGE -> its own group, or nothing
 	local g
 	for g in $OWN_GROUPS; do

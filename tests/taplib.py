@@ -99,20 +99,29 @@ def unpacked(group):
     return unpack(group)[0]
 
 
-OWN_GROUPS = ("section-vmemmap", "hvo", "seed-revisions")
+def own_groups():
+    """The groups of their own: each test-vectors/<group>-images.txt with an
+    "# own-group" line, whose images dumps/<group>.tar.xz holds and no
+    kernel version's group does (scripts/make-vectors.sh own_groups reads
+    the same lines)."""
+    tv = os.path.join(TOP, "test-vectors")
+    out = []
+    for f in sorted(os.listdir(tv)):
+        if f.endswith("-images.txt"):
+            with open(os.path.join(tv, f)) as lst:
+                if "# own-group" in (line.rstrip("\n") for line in lst):
+                    out.append(f[:-len("-images.txt")])
+    return out
 
 
 def group_of(image):
     """The dumps/<group>.tar.xz an image is committed in: a group of its own
-    when test-vectors/<group>-images.txt lists it (scripts/make-vectors.sh
-    OWN_GROUPS), else its kernel version's."""
-    for g in OWN_GROUPS:
-        try:
-            with open(os.path.join(TOP, "test-vectors", g + "-images.txt")) as f:
-                if image in (l.strip() for l in f if not l.startswith("#")):
-                    return g
-        except FileNotFoundError:
-            pass
+    when its test-vectors/<group>-images.txt lists it (own_groups()), else
+    its kernel version's."""
+    for g in own_groups():
+        with open(os.path.join(TOP, "test-vectors", g + "-images.txt")) as f:
+            if image in (l.strip() for l in f if not l.startswith("#")):
+                return g
     return "6.1-stock" if image.startswith("6.1-") else image.split("-", 1)[0]
 
 
