@@ -17,20 +17,14 @@
 
 #include "claims.h"
 #include "diff.h"
+#include "hand_snapshot.h"
 #include "layout_fixture.h"
+#include "pair_image.h"
 #include "report.h"
 #include "report_svg.h"
+#include "slurp.h"
 #include "tap.h"
 
-#define ZONE_BITS (4ULL << 61)
-#define PG_RESERVED (1ULL << 13)
-#define PG_HEAD (1ULL << 6)
-#define DELTA 0xdead000000000000ULL
-
-#define R1_START 0x100000ULL	/* devdax 2M compound: 8 compound pages */
-#define R1_PAGES 4096ULL
-#define R2_START 0x140000ULL	/* fsdax order-0, 8 reserve pfns first */
-#define R2_PAGES 1024ULL
 #define NCOMPOUND (R1_PAGES / 512)
 
 static struct mmc_layout layout612, layout72;
@@ -42,74 +36,6 @@ struct mut {
 	bool drop_range2;
 	bool unreadable;	/* one page of R2 unreadable in b */
 };
-
-static struct mmc_nval nv(unsigned int cls, unsigned int off, int64_t v, uint64_t raw)
-{
-	struct mmc_nval x = { .cls = (uint8_t)cls, .off = (uint16_t)off, .v = v, .raw = raw };
-
-	return x;
-}
-
-static struct mmc_nval raw(uint64_t v)
-{
-	return nv(MMC_V_RAW, 0, (int64_t)v, v);
-}
-
-/* The base image: what the kernel writes (test_diff.c's pair). */
-static void gen(uint64_t vbase, uint64_t pfn, struct mmc_nrec *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->nslots = 8;
-	for (unsigned int i = 0; i < 8; i++)
-		r->slot[i] = nv(MMC_V_NULL, 0, 0, 0);
-	if (pfn >= R1_START && pfn < R1_START + R1_PAGES) {
-		uint64_t k = (pfn - R1_START) % 512, head = pfn - k;
-
-		if (k == 0) {
-			r->slot[0] = raw(ZONE_BITS | PG_RESERVED | PG_HEAD);
-			r->slot[1] = nv(MMC_V_PGMAP, 0, 0, vbase ^ 0x123000);
-			r->slot[6] = raw(0x1ffffffffULL);
-			return;
-		}
-		r->slot[0] = raw(ZONE_BITS | PG_RESERVED | (k == 1 ? 9 : 0));
-		r->slot[1] = nv(MMC_V_PAGE, 1, -(int64_t)k, vbase + head * 64 + 1);
-		if (k == 1) {
-			r->slot[2] = raw(0xffffffffffffffffULL);
-			r->slot[4] = raw(512);
-		} else if (k == 2) {
-			r->slot[2] = nv(MMC_V_SELF, 16, 0, vbase + pfn * 64 + 16);
-			r->slot[3] = nv(MMC_V_SELF, 16, 0, vbase + pfn * 64 + 16);
-		} else {
-			r->slot[3] = nv(MMC_V_POISON, 0, 0x400, DELTA + 0x400);
-		}
-		r->slot[6] = raw(0xffffffffULL);
-		return;
-	}
-	{
-		uint64_t k = pfn - R2_START;
-
-		if (k < 8) {
-			r->state = MMC_PS_NOT_INIT;
-			r->role = MMC_ROLE_RESERVE;
-			r->slot[0] = raw(0x1234 + k * 3);
-			return;
-		}
-		r->slot[0] = raw(ZONE_BITS | PG_RESERVED);
-		r->slot[1] = nv(MMC_V_PGMAP, 0, 1, vbase ^ 0x789000);
-		r->slot[4] = raw(5);
-		r->slot[6] = raw(0x1ffffffffULL);
-	}
-}
-
-static void die(struct mmc_error *err)
-{
-	if (!err)
-		return;
-	printf("Bail out! ");
-	mmc_error_fprint(stdout, err);
-	putchar('\n');
-	exit(1);
-}
 
 static struct mmc_snapshot *build(const struct mmc_layout *l, uint64_t vbase,
 				  const struct mut *m)
@@ -147,7 +73,7 @@ static struct mmc_snapshot *build(const struct mmc_layout *l, uint64_t vbase,
 		for (uint64_t p = start; p < start + n; p++) {
 			struct mmc_nrec rec;
 
-			gen(vbase, p, &rec);
+			pair_image_rec(vbase, p, false, &rec);
 			if (m && m->page)
 				m->page(p, &rec);
 			if (m && m->unreadable && p == R2_START + 300)
@@ -1117,26 +1043,6 @@ static bool row_spans(const char *svg, const char *row, const char *colour, uint
 	return *hi > 0;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 static void test_map(void)
 {
 	struct mut m = { .page = m_tail_ref };
@@ -1161,7 +1067,7 @@ static void test_map(void)
 	}
 	die(mmc_report_svg(dir, a, b, res, NULL));
 	snprintf(path, sizeof(path), "%s/range-00.svg", dir);
-	svg = slurp(path);
+	svg = slurp(path, NULL);
 	green = svg && row_spans(svg, "_refcount", "#2ca02c", &glo, &ghi);
 	red = svg && row_spans(svg, "_refcount", "#d62728", &rlo, &rhi);
 	/* 4096 pfns in 1000 columns: a column is 4.1 pfns, the spans are
@@ -1213,7 +1119,7 @@ static struct mmc_snapshot *big(const struct mmc_layout *l, uint64_t vbase, bool
 		for (uint64_t k = 0; k < 4; k++) {
 			struct mmc_nrec rec, stride;
 
-			gen(vbase, R1_START + k, &rec);
+			pair_image_rec(vbase, R1_START + k, false, &rec);
 			if (k)
 				rec.slot[1].raw = vbase + p * 64 + 1;
 			if (mutate)

@@ -8,20 +8,12 @@
 #include <time.h>
 
 #include "diff.h"
+#include "hand_snapshot.h"
 #include "layout_fixture.h"
 #include "normalise.h"
 #include "page_decode.h"
+#include "pair_image.h"
 #include "tap.h"
-
-#define ZONE_BITS (4ULL << 61)
-#define PG_RESERVED (1ULL << 13)
-#define PG_HEAD (1ULL << 6)
-#define DELTA 0xdead000000000000ULL
-
-#define R1_START 0x100000ULL	/* devdax 2M compound */
-#define R1_PAGES 4096ULL
-#define R2_START 0x140000ULL	/* order-0 */
-#define R2_PAGES 1024ULL
 
 static struct mmc_layout layout;
 
@@ -34,67 +26,6 @@ struct mut {
 	bool drop_range2;
 	bool split_runs;	/* b built with other run boundaries */
 };
-
-static struct mmc_nval nv(unsigned int cls, unsigned int off, int64_t v, uint64_t raw)
-{
-	struct mmc_nval x = { .cls = (uint8_t)cls, .off = (uint16_t)off, .v = v, .raw = raw };
-
-	return x;
-}
-
-static struct mmc_nval raw(uint64_t v)
-{
-	return nv(MMC_V_RAW, 0, (int64_t)v, v);
-}
-
-static void gen(uint64_t vbase, uint64_t pfn, struct mmc_nrec *r)
-{
-	unsigned int i;
-
-	memset(r, 0, sizeof(*r));
-	r->nslots = 8;
-	for (i = 0; i < 8; i++)
-		r->slot[i] = nv(MMC_V_NULL, 0, 0, 0);
-	if (pfn >= R1_START && pfn < R1_START + R1_PAGES) {
-		uint64_t k = (pfn - R1_START) % 512, head = pfn - k;
-
-		if (k == 0) {
-			r->slot[0] = raw(ZONE_BITS | PG_RESERVED | PG_HEAD);
-			r->slot[1] = nv(MMC_V_PGMAP, 0, 0, vbase ^ 0x123000);
-			r->slot[5] = nv(MMC_V_OBJ, 0, 0, vbase ^ 0x456000);
-			r->slot[5].region = MMC_R_DIRECT;
-			r->slot[6] = raw(0x1ffffffffULL);
-			return;
-		}
-		r->slot[0] = raw(ZONE_BITS | PG_RESERVED | (k == 1 ? 9 : 0));
-		r->slot[1] = nv(MMC_V_PAGE, 1, -(int64_t)k, vbase + head * 64 + 1);
-		if (k == 1) {
-			r->slot[2] = raw(0xffffffffffffffffULL);
-			r->slot[4] = raw(512);
-		} else if (k == 2) {
-			r->slot[2] = nv(MMC_V_SELF, 16, 0, vbase + pfn * 64 + 16);
-			r->slot[3] = nv(MMC_V_SELF, 16, 0, vbase + pfn * 64 + 16);
-		} else {
-			r->slot[3] = nv(MMC_V_POISON, 0, 0x400, DELTA + 0x400);
-		}
-		r->slot[6] = raw(0xffffffffULL);
-		return;
-	}
-	{
-		uint64_t k = pfn - R2_START;
-
-		if (k < 8) {
-			r->state = MMC_PS_NOT_INIT;
-			r->role = MMC_ROLE_RESERVE;
-			r->slot[0] = raw(0x1234 + k * 3);
-			return;
-		}
-		r->slot[0] = raw(ZONE_BITS | PG_RESERVED);
-		r->slot[1] = nv(MMC_V_PGMAP, 0, 1, vbase ^ 0x789000);
-		r->slot[4] = raw(5);
-		r->slot[6] = raw(0x1ffffffffULL);
-	}
-}
 
 static void gen_vframe(unsigned int range, uint64_t i, struct mmc_vframe *vf)
 {
@@ -109,16 +40,6 @@ static void gen_vframe(unsigned int range, uint64_t i, struct mmc_vframe *vf)
 		vf->kind = MMC_VF_DEVICE;
 		vf->dev_off = (int64_t)i;
 	}
-}
-
-static void die(struct mmc_error *err)
-{
-	if (!err)
-		return;
-	printf("Bail out! ");
-	mmc_error_fprint(stdout, err);
-	putchar('\n');
-	exit(1);
 }
 
 static struct mmc_snapshot *build(uint64_t vbase, const struct mut *m)
@@ -155,7 +76,7 @@ static struct mmc_snapshot *build(uint64_t vbase, const struct mut *m)
 		for (p = start; p < start + n; p++) {
 			struct mmc_nrec rec;
 
-			gen(vbase, p, &rec);
+			pair_image_rec(vbase, p, true, &rec);
 			if (m && m->page)
 				m->page(p, &rec);
 			if (m && m->split_runs && p % 7 == 3) {
@@ -451,7 +372,7 @@ static struct mmc_snapshot *big(uint64_t vbase, bool compound, bool mutate)
 	if (!compound) {
 		struct mmc_nrec zero;
 
-		gen(vbase, R2_START + 100, &rec);
+		pair_image_rec(vbase, R2_START + 100, true, &rec);
 		memset(&zero, 0, sizeof(zero));
 		zero.nslots = rec.nslots;
 		/* a split at an odd place, so the two images' runs differ */
@@ -468,7 +389,7 @@ static struct mmc_snapshot *big(uint64_t vbase, bool compound, bool mutate)
 			uint64_t k;
 
 			for (k = 0; k < 4; k++) {
-				gen(vbase, R1_START + k, &rec);
+				pair_image_rec(vbase, R1_START + k, true, &rec);
 				if (k)
 					rec.slot[1].raw = vbase + p * 64 + 1;
 				if (mutate)

@@ -19,8 +19,10 @@
 #include <unistd.h>
 
 #include "diff.h"
+#include "hand_snapshot.h"
 #include "layout_fixture.h"
 #include "report_svg.h"
+#include "slurp.h"
 #include "tap.h"
 
 #define ZONE_BITS (4ULL << 61)
@@ -36,18 +38,6 @@
 #define R2_RESERVE 16ULL
 
 static struct mmc_layout layout;
-
-static struct mmc_nval nv(unsigned int cls, unsigned int off, int64_t v, uint64_t raw)
-{
-	struct mmc_nval x = { .cls = (uint8_t)cls, .off = (uint16_t)off, .v = v, .raw = raw };
-
-	return x;
-}
-
-static struct mmc_nval raw(uint64_t v)
-{
-	return nv(MMC_V_RAW, 0, (int64_t)v, v);
-}
 
 /* The base image's record at pfn (6.12-like, sizeof(struct page) 64). */
 static void gen(uint64_t pfn, struct mmc_nrec *r)
@@ -86,16 +76,6 @@ struct mut {
 	unsigned int slot;	/* slot whose v changes */
 	int64_t add;		/* by this much */
 };
-
-static void die(struct mmc_error *err)
-{
-	if (!err)
-		return;
-	printf("Bail out! ");
-	mmc_error_fprint(stdout, err);
-	putchar('\n');
-	exit(1);
-}
 
 static struct mmc_snapshot *build(const struct mut *m, size_t nm)
 {
@@ -144,28 +124,6 @@ static struct mmc_snapshot *build(const struct mut *m, size_t nm)
 		die(mmc_snapshot_end_range(s));
 	}
 	return s;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf)
-		buf[n] = 0;
-	fclose(f);
-	return buf;
 }
 
 static long attr(const char *s, const char *name)
@@ -338,8 +296,8 @@ static void test_identical_pair(struct mmc_snapshot *a, const char *dir, const c
 	b = build(NULL, 0);
 	die(mmc_diff(a, b, &all_groups, &res));
 	die(mmc_report_svg(dir, a, b, res, NULL));
-	svg0 = slurp(f0);
-	svg1 = slurp(f1);
+	svg0 = slurp(f0, NULL);
+	svg1 = slurp(f1, NULL);
 	tap_ok(res->verdict == MMC_IDENTICAL && svg0 && svg1,
 	       "identical pair: verdict %s, range-00.svg and range-01.svg written",
 	       mmc_verdict_name(res->verdict));
@@ -395,8 +353,8 @@ static void test_mutant(struct mmc_snapshot *a, const char *dir, const char *f0,
 	b = build(m, 2);
 	die(mmc_diff(a, b, &all_groups, &res));
 	die(mmc_report_svg(dir, a, b, res, NULL));
-	svg0 = slurp(f0);
-	svg1 = slurp(f1);
+	svg0 = slurp(f0, NULL);
+	svg1 = slurp(f1, NULL);
 	tap_ok(res->verdict == MMC_DIFFERENT && res->pages_differing == 511 + 1,
 	       "mutant: different, %llu pages", (unsigned long long)res->pages_differing);
 	g = svg0 ? geo_of(svg0) : (struct geo){ 0 };
@@ -426,7 +384,7 @@ static void test_mutant(struct mmc_snapshot *a, const char *dir, const char *f0,
 
 		die(mmc_diff(a, b, &few, &res));
 		die(mmc_report_svg(dir, a, b, res, NULL));
-		svg1 = slurp(f1);
+		svg1 = slurp(f1, NULL);
 		tap_ok(svg1 && strstr(svg1, "1 differing pages not placed on this map"),
 		       "group limit: range 1 says 1 differing page not placed");
 		free(svg1);
@@ -507,7 +465,7 @@ static void test_big(const char *dir, const char *f0)
 	t0 = tap_cpu_start();
 	die(mmc_report_svg(dir, a, b, res, NULL));
 	secs = tap_cpu_since(&t0);
-	svg0 = slurp(f0);
+	svg0 = slurp(f0, NULL);
 	if (stat(f0, &st) != 0)
 		st.st_size = -1;
 	tap_ok(svg0 && st.st_size > 0 && st.st_size < 600 * 1024 && secs < tap_cpu_limit(2.0),

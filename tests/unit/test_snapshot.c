@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "bytes.h"
+#include "hand_snapshot.h"
 #include "layout_fixture.h"
+#include "slurp.h"
 #include "snapshot.h"
 #include "tap.h"
 
@@ -30,18 +32,6 @@
 #define R1_PAGES 2048ULL
 #define R2_START 0x140000ULL	/* fsdax order-0, altmap */
 #define R2_PAGES 1024ULL
-
-static struct mmc_nval nv(unsigned int cls, unsigned int off, int64_t v, uint64_t raw)
-{
-	struct mmc_nval x = { .cls = (uint8_t)cls, .off = (uint16_t)off, .v = v, .raw = raw };
-
-	return x;
-}
-
-static struct mmc_nval raw(uint64_t v)
-{
-	return nv(MMC_V_RAW, 0, (int64_t)v, v);
-}
 
 static uint64_t paddr_of(uint64_t pfn, unsigned int off)
 {
@@ -317,16 +307,13 @@ static size_t file_size(const char *path)
 	return n < 0 ? 0 : (size_t)n;
 }
 
-static unsigned char *slurp(const char *path, size_t *n)
+/* The saved file, or the end of the test when it cannot be read. */
+static unsigned char *slurp_or_exit(const char *path, size_t *n)
 {
-	FILE *f = fopen(path, "rb");
-	unsigned char *b;
+	unsigned char *b = (unsigned char *)slurp(path, n);
 
-	*n = file_size(path);
-	b = malloc(*n ? *n : 1);
-	if (!f || !b || fread(b, 1, *n, f) != *n)
+	if (!b)
 		exit(1);
-	fclose(f);
 	return b;
 }
 
@@ -600,7 +587,7 @@ static void test_v5(const char *path)
 	/* the file, damaged where version 5 added bytes */
 	{
 		size_t n, huge, rng;
-		unsigned char *b = slurp(path, &n), *c = malloc(n);
+		unsigned char *b = slurp_or_exit(path, &n), *c = malloc(n);
 		char bad[4096];
 
 		snprintf(bad, sizeof(bad), "%s.bad5", path);
@@ -942,7 +929,7 @@ static void test_damaged(const char *path)
 {
 	char bad[4096];
 	size_t n;
-	unsigned char *b = slurp(path, &n), *c = malloc(n);
+	unsigned char *b = slurp_or_exit(path, &n), *c = malloc(n);
 
 	snprintf(bad, sizeof(bad), "%s.bad", path);
 	test_damaged_header(b, c, n, bad);

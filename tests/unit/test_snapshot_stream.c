@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "slurp.h"
 #include "snapshot.h"
 #include "tap.h"
 
@@ -89,22 +90,6 @@ static struct mmc_error *build(struct mmc_snapshot **out, FILE *stream, const ch
 	if ((err = mmc_snapshot_add_note(s, "synthetic.kdump: a note")))
 		return err;
 	return stream ? mmc_snapshot_stream_finish(s) : NULL;
-}
-
-static char *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	char *b = NULL;
-	long len;
-
-	*n = 0;
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
-	    (b = malloc((size_t)len)) && fread(b, 1, (size_t)len, f) == (size_t)len)
-		*n = (size_t)len;
-	fclose(f);
-	return b;
 }
 
 /*
