@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The base image of the snapshot pairs test_diff and test_claims build by
- * hand: what the kernel writes into each struct page (6.12-like, 64 bytes
- * a page) of two ranges, R1 device-dax in 2 MiB compound pages and R2
- * order-0 pages whose first 8 pfns are the never-initialised altmap
- * reserve.  A test mutates these records for its other image.
+ * The base image of the snapshot pairs test_diff and the claims tests
+ * (claims_pair.h) build by hand: what the kernel writes into each struct
+ * page (6.12-like, 64 bytes a page) of two ranges, R1 device-dax in 2 MiB
+ * compound pages and R2 order-0 pages whose first 8 pfns are the
+ * never-initialised altmap reserve.  A test mutates these records for its
+ * other image.
  */
 #ifndef MMC_TEST_PAIR_IMAGE_H
 #define MMC_TEST_PAIR_IMAGE_H
