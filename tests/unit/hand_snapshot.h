@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * For the unit tests that build snapshots by hand, record by record
- * (test_snapshot, test_diff, test_claims*, test_report_svg): the
+ * (test_snapshot*, test_diff, test_claims*, test_report_svg): the
  * normalised value of a slot, nv() and raw(), and die(), which bails out of
  * the TAP run when the engine refuses what the test builds.
  */

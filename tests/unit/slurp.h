@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A whole file read into memory, for the tests that check what was written. */
+/* A whole file read into memory, or its size, for the tests that check what
+ * was written. */
 #ifndef MMC_TEST_SLURP_H
 #define MMC_TEST_SLURP_H
 
@@ -34,6 +35,20 @@ static inline char *slurp(const char *path, size_t *n)
 	}
 	fclose(f);
 	return buf;
+}
+
+/* The size of path in bytes; 0 when it cannot be opened. */
+static inline size_t file_size(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+
+	if (!f)
+		return 0;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fclose(f);
+	return n < 0 ? 0 : (size_t)n;
 }
 
 #endif
