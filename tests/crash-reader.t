@@ -75,7 +75,7 @@ done
 images=
 for name in ${MMC_CRASH_READER_IMAGES:-6.12-base-b1 6.12-base-kdump 7.2-base-b1 6.1-stock-b1}; do
 	case $name in 6.1-*) g=6.1-stock ;; *) g=${name%%-*} ;; esac
-	dir=$("$here/../scripts/unpack-dumps.sh" "$g" 2>/dev/null)
+	dir=$("$here/../scripts/vectors/unpack-dumps.sh" "$g" 2>/dev/null)
 	if [ -n "$dir" ] && [ -r "$dir/$name.kdump" ]; then
 		images="$images $dir/$name.kdump"
 	else

@@ -72,11 +72,11 @@ else
 	for name in $(grep -v '^#' "$here/../test-vectors/crash-images.txt"); do
 		case $name in 6.1-*) g=6.1-stock ;; *) g=${name%%-*} ;; esac
 		[ -r "$here/../dumps/$g.tar.xz" ] || continue
-		dir=$("$here/../scripts/unpack-dumps.sh" "$g") || continue
+		dir=$("$here/../scripts/vectors/unpack-dumps.sh" "$g") || continue
 		[ -r "$dir/$name.kdump" ] && images="$images $dir/$name.kdump"
 	done
 fi
-[ -z "$images" ] && skip "no dump in $CACHE/images/*.kdump (scripts/make-vectors.sh makes them)"
+[ -z "$images" ] && skip "no dump in $CACHE/images/*.kdump (scripts/vectors/make-vectors.sh makes them)"
 [ -z "$crashes" ] && skip "no crash with a built memmapcheck.so"
 
 first_combo=

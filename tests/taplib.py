@@ -83,11 +83,11 @@ _unpacked = {}
 
 
 def unpack(group):
-    """dumps/<group>.tar.xz unpacked into the cache by scripts/unpack-dumps.sh
+    """dumps/<group>.tar.xz unpacked into the cache by scripts/vectors/unpack-dumps.sh
     (which does it once per tar content; asked once per run here):
     (its directory, or None if that failed; the script's stderr)."""
     if group not in _unpacked:
-        r = subprocess.run([os.path.join(TOP, "scripts", "unpack-dumps.sh"), group],
+        r = subprocess.run([os.path.join(TOP, "scripts", "vectors", "unpack-dumps.sh"), group],
                            capture_output=True)
         _unpacked[group] = (r.stdout.decode().strip() if r.returncode == 0 else None,
                             r.stderr.decode(errors="replace"))
@@ -104,7 +104,7 @@ OWN_GROUPS = ("section-vmemmap", "hvo", "seed-revisions")
 
 def group_of(image):
     """The dumps/<group>.tar.xz an image is committed in: a group of its own
-    when test-vectors/<group>-images.txt lists it (scripts/make-vectors.sh
+    when test-vectors/<group>-images.txt lists it (scripts/vectors/make-vectors.sh
     OWN_GROUPS), else its kernel version's."""
     for g in OWN_GROUPS:
         try:
@@ -120,7 +120,7 @@ def kernel_of(image):
     """The kernel (saved layout) of an image: its name without the boot (-bN,
     or -kdump for the kdump-captured one) and without what only the guest
     changed (5-level paging, a one-namespace layout); -kaslr and -fixed are
-    kernels of their own.  The rule scripts/make-vectors.sh saves the layouts
+    kernels of their own.  The rule scripts/vectors/make-vectors.sh saves the layouts
     by (its kernel_of()): each suffix stripped once, in this order."""
     k = re.sub(r"-b\d+$", "", image)
     for sfx in ("-kdump", "-la57", "-dax1g-section", "-dax1g-misaligned"):
@@ -149,7 +149,7 @@ def dump_path(image):
     else dumps/dax-chain.tar.xz for the images dax_chain_images() names,
     dumps/<group>.tar.xz for the others, which holds <image>.kdump files (uncompressed
     kdump format; xz over the whole tar lets images share the dictionary),
-    unpacked into the cache by scripts/unpack-dumps.sh."""
+    unpacked into the cache by scripts/vectors/unpack-dumps.sh."""
     for d in filter(None, [os.environ.get("MMC_VECTOR_DIR"), os.path.join(TOP, "dumps")]):
         for ext in (".kdump", ".elf"):
             p = os.path.join(d, image + ext)
