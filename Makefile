@@ -174,14 +174,21 @@ fuzz: fuzz-build lib unit
 	MMC_BUILD=$(abspath $(B)) MMC_DAMAGE_VALGRIND=all MMC_DAMAGE_TIMEOUT=14400 \
 	MMC_FUZZ_VALGRIND=all prove -v --timer tests/damage.t tests/fuzz.t
 
+# The product: the CLI, the crash extension, memmapcheck-prove and what it
+# runs at a user's site, laid out as in the tree so that the scripts find
+# each other and lava/ the same way: scripts/prove/ (kernel builds, guest,
+# capture, LAVA jobs) and lava/ (what scripts/prove/lava-*.{sh,py} read).
+# The test-vector pipeline, the oracles, the doc generators and the
+# benchmarks (scripts/{vectors,oracle,docs,bench}/) serve the checkout.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/memmapcheck
 	if [ -f cli/memmapcheck.1 ]; then install -m 644 cli/memmapcheck.1 $(DESTDIR)$(MANDIR)/man1/; fi
 	@if [ -f crash-ext/Makefile ]; then $(MAKE) -C crash-ext B=$(abspath $(B))/crash-ext install; fi
 	install -m 755 scripts/prove/memmapcheck-prove $(DESTDIR)$(BINDIR)/memmapcheck-prove
-	install -d $(DESTDIR)$(PREFIX)/share/memmapcheck
-	cp -R scripts $(DESTDIR)$(PREFIX)/share/memmapcheck/
+	install -d $(DESTDIR)$(PREFIX)/share/memmapcheck/scripts
+	cp -R scripts/prove $(DESTDIR)$(PREFIX)/share/memmapcheck/scripts/
+	cp -R lava $(DESTDIR)$(PREFIX)/share/memmapcheck/
 
 vectors:
 	scripts/vectors/make-vectors.sh
