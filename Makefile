@@ -103,7 +103,7 @@ check-quick: all unit
 
 # Tests run this many at a time (prove -j): one per core.  Each test makes
 # its own temporary files; what they share in the cache is made under a lock
-# (scripts/unpack-dumps.sh) or renamed into place (scripts/oracle.py).
+# (scripts/vectors/unpack-dumps.sh) or renamed into place (scripts/oracle/oracle.py).
 CHECK_JOBS ?= $(shell nproc)
 # The longest tests start first, so that no one of them runs alone at the end
 # (the order of make check's time table).
@@ -137,8 +137,8 @@ check-san:
 
 # The HugeTLB/HVO and memory-hotplug tier: tests/hvo/*.t need the images of
 # the hvo-flavour kernels in the cache and their vmlinux (the oracle reads
-# them with drgn): scripts/build-kernel.sh 6.12 VARIANT --hvo for base,
-# template and hist-hvo-reset-nr4, then scripts/capture.sh ... --layout
+# them with drgn): scripts/vectors/build-kernel.sh 6.12 VARIANT --hvo for base,
+# template and hist-hvo-reset-nr4, then scripts/prove/capture.sh ... --layout
 # standard-hvo (test-vectors/hvo-images.txt).  make check does not run it
 # until those images are committed and CI's cache holds the kernels.
 check-hvo: all
@@ -174,22 +174,29 @@ fuzz: fuzz-build lib unit
 	MMC_BUILD=$(abspath $(B)) MMC_DAMAGE_VALGRIND=all MMC_DAMAGE_TIMEOUT=14400 \
 	MMC_FUZZ_VALGRIND=all prove -v --timer tests/damage.t tests/fuzz.t
 
+# The product: the CLI, the crash extension, memmapcheck-prove and what it
+# runs at a user's site, laid out as in the tree so that the scripts find
+# each other and lava/ the same way: scripts/prove/ (kernel builds, guest,
+# capture, LAVA jobs) and lava/ (what scripts/prove/lava-*.{sh,py} read).
+# The test-vector pipeline, the oracles, the doc generators and the
+# benchmarks (scripts/{vectors,oracle,docs,bench}/) serve the checkout.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/memmapcheck
 	if [ -f cli/memmapcheck.1 ]; then install -m 644 cli/memmapcheck.1 $(DESTDIR)$(MANDIR)/man1/; fi
 	@if [ -f crash-ext/Makefile ]; then $(MAKE) -C crash-ext B=$(abspath $(B))/crash-ext install; fi
-	install -m 755 scripts/memmapcheck-prove $(DESTDIR)$(BINDIR)/memmapcheck-prove
-	install -d $(DESTDIR)$(PREFIX)/share/memmapcheck
-	cp -R scripts $(DESTDIR)$(PREFIX)/share/memmapcheck/
+	install -m 755 scripts/prove/memmapcheck-prove $(DESTDIR)$(BINDIR)/memmapcheck-prove
+	install -d $(DESTDIR)$(PREFIX)/share/memmapcheck/scripts
+	cp -R scripts/prove $(DESTDIR)$(PREFIX)/share/memmapcheck/scripts/
+	cp -R lava $(DESTDIR)$(PREFIX)/share/memmapcheck/
 
 vectors:
-	scripts/make-vectors.sh
+	scripts/vectors/make-vectors.sh
 
-# BENCH_ARGS: options of scripts/bench.sh (e.g. --plot doc/bench-scaling.svg);
-# scripts/large-images.sh makes the images it measures.
+# BENCH_ARGS: options of scripts/bench/bench.sh (e.g. --plot doc/bench-scaling.svg);
+# scripts/bench/large-images.sh makes the images it measures.
 bench: all
-	B=$(abspath $(B)) scripts/bench.sh $(BENCH_ARGS)
+	B=$(abspath $(B)) scripts/bench/bench.sh $(BENCH_ARGS)
 
 clean:
 	rm -rf build build-san

@@ -4,7 +4,7 @@
  * the subcommand table of memmapcheck.c (crash_ext.h): the SYNOPSIS from
  * each subcommand's usage, the list from its help lines, both in the
  * table's order; hidden subcommands (usage NULL) are left out.  The
- * EXAMPLE is real output: scripts/crash-example.py checks and rewrites it.
+ * EXAMPLE is real output: scripts/docs/crash-example.py checks and rewrites it.
  */
 #include <stdio.h>
 #include <string.h>

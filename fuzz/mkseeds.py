@@ -11,7 +11,7 @@ usage: mkseeds.py OUTDIR [DUMP LAYOUT]...
   walk/      no patch (the intact synthetic image, 4- and 5-level) and a few
   dump/      per DUMP: an ELF vmcore and a kdump-compressed file (raw and
              zlib) holding only the frames discovery and the first struct
-             pages need (scripts/damage.py's oracle says which), and the
+             pages need (scripts/oracle/damage.py's oracle says which), and the
              flattened form of it; a tiny kdump that libkdumpfile refuses
              at address translation
   open/      every dump/ seed with selector byte 0 (libkdumpfile) and 1
@@ -27,7 +27,7 @@ import sys
 import zlib
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(TOP, 'scripts'))
+sys.path.insert(0, os.path.join(TOP, 'scripts', 'oracle'))
 import damage  # noqa: E402
 
 

@@ -4,7 +4,7 @@
 # usage: fuzz/run.sh FUZZ_BUILD_DIR SECONDS [TARGET...]
 #   FUZZ_RUNS=N: also stop a target after N executions (make fuzz FUZZ_RUNS=N)
 # Seeds: fuzz/mkseeds.py from the committed vectors (dumps unpacked by
-# scripts/unpack-dumps.sh when they can be), plus fuzz/corpus/<target>/ and
+# scripts/vectors/unpack-dumps.sh when they can be), plus fuzz/corpus/<target>/ and
 # the reproducers in fuzz/crashes/<target>/.  A crash leaves its input in
 # FUZZ_BUILD_DIR/crashes/<target>/: turn it into fuzz/crashes/<target>/.
 set -u
@@ -19,7 +19,7 @@ seeds=$B/seeds
 if [ ! -d "$seeds/patterns" ]; then
 	args=()
 	for g in 6.1-stock 6.12 7.2; do
-		d=$("$top/scripts/unpack-dumps.sh" "$g" 2> /dev/null) || continue
+		d=$("$top/scripts/vectors/unpack-dumps.sh" "$g" 2> /dev/null) || continue
 		case $g in
 		6.1-stock) args+=("$d/6.1-stock-b1.kdump" "$top/test-vectors/layouts/6.1-stock.layout") ;;
 		*) args+=("$d/$g-base-b1.kdump" "$top/test-vectors/layouts/$g-base.layout") ;;

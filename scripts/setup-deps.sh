@@ -9,7 +9,7 @@ pkgs=(build-essential pkg-config libkdumpfile-dev libdw-dev libelf-dev perl
 if [ "${1:-}" != "--build-only" ]; then
 	pkgs+=(qemu-system-x86 busybox-static ndctl cpio kexec-tools python3-drgn
 	       socat zstd)
-	# the test kernels' builds (scripts/lib-kbuild.sh kbuild_tools_check)
+	# the test kernels' builds (scripts/prove/lib-kbuild.sh kbuild_tools_check)
 	pkgs+=(flex bison bc libssl-dev)
 	# make check's crash session under memcheck (tests/crash-session.t)
 	pkgs+=(valgrind)

@@ -5,10 +5,10 @@
 #   - Debian's stock 6.1 debug vmlinux, the exact package the committed 6.1
 #     dumps were made with (test-vectors/stock-6.1.VERSION)
 #   - the 6.12 and 7.2 kernels of the committed dumps, rebuilt reproducibly
-#     (scripts/build-kernel.sh: fixed KBUILD_BUILD_* and paths); their
+#     (scripts/vectors/build-kernel.sh: fixed KBUILD_BUILD_* and paths); their
 #     build-ids must equal the saved layouts' (checked here)
-#   - crash 9.0.x for 6.12/7.2 (scripts/build-crash9.sh, ~15-30 min once)
-#   - one 1 GiB large image (scripts/large-images.sh) for tests/threads.t
+#   - crash 9.0.x for 6.12/7.2 (scripts/vectors/build-crash9.sh, ~15-30 min once)
+#   - one 1 GiB large image (scripts/bench/large-images.sh) for tests/threads.t
 # usage: scripts/test-prereqs.sh
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,7 +54,7 @@ for l in "$top"/test-vectors/layouts/{6.12,7.2}-{base,template}.layout \
 	if [ "$(build_id "$v" 2>/dev/null)" != "$(layout_build_id "$l")" ]; then
 		log "building $name"
 		rm -rf "$CACHE/kernels/$name"
-		"$top/scripts/build-kernel.sh" "$kver" "$variant" $kaslr
+		"$top/scripts/vectors/build-kernel.sh" "$kver" "$variant" $kaslr
 	fi
 	if [ "$(build_id "$v")" != "$(layout_build_id "$l")" ]; then
 		log "$name: rebuilt vmlinux has build-id $(build_id "$v"), the committed dumps need $(layout_build_id "$l") (not reproducible here?)"
@@ -65,15 +65,15 @@ log "6.12/7.2 kernels ok"
 # tests/prove.t runs memmapcheck-prove end to end on Debian's 7.2 tree, which
 # the kernel builds above fetch only when they have to build: a cache that
 # already holds the kernels (restored, or copied from another) lacks it.
-"$top/scripts/fetch-kernel-source.sh" 7.2 >&2
+"$top/scripts/vectors/fetch-kernel-source.sh" 7.2 >&2
 log "7.2 source tree ok (tests/prove.t)"
 
 # 3. crash 9 for 6.12 and 7.2 dumps
-"$top/scripts/build-crash9.sh" >&2
+"$top/scripts/vectors/build-crash9.sh" >&2
 log "crash 9 ok"
 
 # 4. one large image, 1 GiB devdax 2M map=dev as kdump-zlib and ELF, for
 # tests/threads.t (threaded walks byte-identical to one thread on a real
 # guest bigger than the committed ones); about 20 s, 200 MB, kept in the cache
-"$top/scripts/large-images.sh" --modes devdax2m-dev --sizes 1 --copies "" >&2
+"$top/scripts/bench/large-images.sh" --modes devdax2m-dev --sizes 1 --copies "" >&2
 log "large 1 GiB image ok (tests/threads.t)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# `make bench` (scripts/bench.sh) end to end on small committed images: two
+# `make bench` (scripts/bench/bench.sh) end to end on small committed images: two
 # dumps of dumps/6.12.tar.xz posing as a base/template pair in a temporary
 # cache, with their committed layouts, and one synthetic 1 GiB devdax 1G
 # namespace.  Checks the shape of results.tsv, of the report and of the
@@ -25,7 +25,7 @@ pkg-config --exists libkdumpfile libaddrxlat libdw || skip_all "no libkdumpfile/
 # kernel builds (the build-id check), which they are not while a rebuild is
 # half committed: then only the synthetic part runs.
 real=
-dir=$("$top/scripts/unpack-dumps.sh" 6.12 2>/dev/null) || real="cannot unpack dumps/6.12.tar.xz"
+dir=$("$top/scripts/vectors/unpack-dumps.sh" 6.12 2>/dev/null) || real="cannot unpack dumps/6.12.tar.xz"
 for side in base template; do
 	[ -n "$real" ] && break
 	[ -s "$dir/6.12-$side-b1.kdump" ] || { real="no 6.12-$side-b1.kdump in dumps/6.12.tar.xz"; break; }
@@ -44,7 +44,7 @@ for side in base template; do
 		"$side" "$top/test-vectors/layouts/6.12-$side.layout" > "$img.meta"
 done
 
-MEMMAPCHECK_CACHE=$w/cache B=$B "$top/scripts/bench.sh" --runs 1 --no-crash --no-drgn \
+MEMMAPCHECK_CACHE=$w/cache B=$B "$top/scripts/bench/bench.sh" --runs 1 --no-crash --no-drgn \
 	--synth 18:1 --results "$w/r" --plot "$w/plot.svg" ${real:+--no-real} > "$w/out" 2>&1
 rc=$?
 ok $rc "bench.sh ran (exit $rc)"
@@ -108,11 +108,11 @@ ok $? "plot: an SVG with data in it"
 grep -q 'bench: results in ' "$w/out"
 ok $? "says where the results are"
 
-MEMMAPCHECK_CACHE=$w/cache B=$B "$top/scripts/bench.sh" --bogus > "$w/usage" 2>&1
+MEMMAPCHECK_CACHE=$w/cache B=$B "$top/scripts/bench/bench.sh" --bogus > "$w/usage" 2>&1
 rc=$?
-[ $rc = 2 ] && grep -q 'usage: scripts/bench.sh' "$w/usage"
+[ $rc = 2 ] && grep -q 'usage: scripts/bench/bench.sh' "$w/usage"
 ok $? "an unknown option is exit 2 with the usage (exit $rc)"
-MEMMAPCHECK_CACHE=$w/cache B=$w/nobuild "$top/scripts/bench.sh" > "$w/nob" 2>&1
+MEMMAPCHECK_CACHE=$w/cache B=$w/nobuild "$top/scripts/bench/bench.sh" > "$w/nob" 2>&1
 rc=$?
 [ $rc = 2 ] && grep -q 'build first' "$w/nob"
 ok $? "no build: exit 2, says to build first (exit $rc)"

@@ -325,7 +325,7 @@ def check_crash():
 
 
 def check_prove():
-    prove = os.path.join(TOP, "scripts", "memmapcheck-prove")
+    prove = os.path.join(TOP, "scripts", "prove", "memmapcheck-prove")
     r = subprocess.run([prove, "--strict", "/tmp", "x.patch"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     tap(r.returncode == 2 and b"--strict needs --claims FILE" in r.stderr,
         "[proof] memmapcheck-prove --strict without --claims: exit 2", r.stderr.decode())

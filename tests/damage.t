@@ -4,7 +4,7 @@
 # headers, bitmaps, page descriptors, page data and in the frames that hold
 # struct pages and kernel structures, in four forms (the committed
 # kdump-compressed, a zlib-compressed one, makedumpfile's flattened format,
-# an ELF vmcore).  scripts/damage.py makes the copies and computes each
+# an ELF vmcore).  scripts/oracle/damage.py makes the copies and computes each
 # case's expected outcome from the dump's own structure and the kernel's
 # (its own reader of the format, the page tables and pgmap_array: a second
 # implementation, not memmapcheck's output); then every case is run with a
@@ -39,7 +39,7 @@ trap 'rm -rf "$w"' EXIT
 
 declare -A dir
 for g in 6.1-stock 6.12 7.2; do
-	dir[$g]=$("$top/scripts/unpack-dumps.sh" "$g" 2> /dev/null) || dir[$g]=
+	dir[$g]=$("$top/scripts/vectors/unpack-dumps.sh" "$g" 2> /dev/null) || dir[$g]=
 done
 # the kernel's layout: the image name less its boot, and less the guest
 # geometry (-la57, -dax1g-section: another boot of the same kernel)
@@ -86,7 +86,7 @@ for img in $images; do
 		fi
 	fi
 	# one TAP line per case: renumbered into this file's plan
-	timeout ${MMC_DAMAGE_TIMEOUT:-1800} python3 "$top/scripts/damage.py" run --memmapcheck "$M" \
+	timeout ${MMC_DAMAGE_TIMEOUT:-1800} python3 "$top/scripts/oracle/damage.py" run --memmapcheck "$M" \
 		--layout "$(layout_of "$img")" --dump "$d" --work "$w/$img" \
 		"${table[@]}" "${vg[@]}" $extra > "$w/$img.tap" 2>&1
 	rc=$?

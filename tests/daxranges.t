@@ -4,13 +4,13 @@
 every committed image, against two things that are not memmapcheck:
 
   [geometry] where the kernel puts the data of each pmem devdax namespace
-             of the guest (scripts/oracle.py pgmap_ranges(), from
-             scripts/guest/layout.sh and nd_pfn_init()'s offset rule:
+             of the guest (scripts/oracle/oracle.py pgmap_ranges(), from
+             scripts/prove/guest/layout.sh and nd_pfn_init()'s offset rule:
              ALIGN(start + 8K [+ 64 * npfns for map=dev], max(align, 2M)),
              up to the pgmap range's end; drivers/dax/pmem.c requests
              [start + offset, end]): one range per MEMORY_DEVICE_GENERIC
              pgmap, none for the others;
-  [reader]   scripts/damage.py's own reading of the same kernel chain
+  [reader]   scripts/oracle/damage.py's own reading of the same kernel chain
              (dax_superblock, s_inodes, dax_device, dev_dax, ranges) through
              its own kdump reader and page-table walk.
 
@@ -31,7 +31,7 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from taplib import CLI, TOP, Tap, dax_chain_images, dump_path, layout_of  # noqa: E402
-sys.path.insert(0, os.path.join(TOP, "scripts"))
+sys.path.insert(0, os.path.join(TOP, "scripts", "oracle"))
 import damage  # noqa: E402
 import oracle  # noqa: E402
 

@@ -16,7 +16,7 @@
 #            the package puts them
 #   [proof]  crash loads the packaged extension by name (`extend
 #            memmapcheck.so`) and it lists the 9 ranges of the 6.1 guest
-#            (nine pmem namespaces, scripts/guest/layout.sh)
+#            (nine pmem namespaces, scripts/prove/guest/layout.sh)
 #   [proof]  crash-memmapcheck depends on exactly the crash it was built for
 # DEB_BUILD_OPTIONS=nocheck: make check runs the unit tests the package build
 # would run again.  A few minutes (the build of the CLI and the extension).
@@ -76,7 +76,7 @@ files=$(dpkg-deb -c "$deb" | awk '{print $6}')
 xfiles=$(dpkg-deb -c "$xdeb" | awk '{print $6}')
 missing=
 for f in ./usr/bin/memmapcheck ./usr/bin/memmapcheck-prove ./usr/share/man/man1/memmapcheck.1.gz \
-	./usr/share/man/man1/memmapcheck-prove.1.gz ./usr/share/memmapcheck/scripts/capture.sh; do
+	./usr/share/man/man1/memmapcheck-prove.1.gz ./usr/share/memmapcheck/scripts/prove/capture.sh; do
 	echo "$files" | grep -qx "$f" || missing="$missing $f"
 done
 echo "$xfiles" | grep -qx ./usr/lib/crash/extensions/memmapcheck.so || missing="$missing crash:./usr/lib/crash/extensions/memmapcheck.so"
@@ -103,7 +103,7 @@ if [ -n "$b" ] && [ -n "$tp" ] && [ -n "$mu" ]; then
 		[ "$want_m" = different ] && [ $rm_ = 1 ] && grep -q '^different' "$tmp/m.out"
 	check $? "[oracle] packaged CLI: base vs template $want_t (exit $rt), vs mut-tail-refcount $want_m (exit $rm_)"
 else
-	n=$((n+1)); echo "ok $n # SKIP committed 6.12 dumps not unpacked (scripts/unpack-dumps.sh)"
+	n=$((n+1)); echo "ok $n # SKIP committed 6.12 dumps not unpacked (scripts/vectors/unpack-dumps.sh)"
 fi
 
 out=$("$root/usr/bin/memmapcheck-prove" --help 2>&1); prc=$?

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Every transcript in README.md, FINDINGS.md and doc/*.md must be what the
-# tool (and the helpers named in scripts/transcripts.py) print today on the
-# committed material: scripts/transcripts.sh regenerates them, this test
+# tool (and the helpers named in scripts/docs/transcripts.py) print today on the
+# committed material: scripts/docs/transcripts.sh regenerates them, this test
 # reruns each marked command and compares (run times and rates masked).
 # Transcripts marked as recorded (crash sessions needing absent material,
 # benchmarks, live guests) are reported as skipped, as are those whose
@@ -32,7 +32,7 @@ sys.exit(1 if missing or stale else 0)
 PY
 table=$?
 
-"$top/scripts/transcripts.sh" --check | awk -v k=2 '
+"$top/scripts/docs/transcripts.sh" --check | awk -v k=2 '
 /^(not )?ok [0-9]+/ { match($0, /[0-9]+/); print substr($0, 1, RSTART - 1) (substr($0, RSTART, RLENGTH) + k) substr($0, RSTART + RLENGTH); next }
 /^1\.\.[0-9]+/ { s = substr($0, 4); match(s, /^[0-9]+/); n = substr(s, 1, RLENGTH) + 0; rest = substr(s, RLENGTH + 1);
 		  if (rest != "") print "# transcripts:" rest; print "1.." (n + k); next }

@@ -17,7 +17,7 @@ export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:${LSAN_OPTIONS:-}"
 
 args=()
 for g in 6.12 7.2; do
-	d=$("$top/scripts/unpack-dumps.sh" "$g" 2> /dev/null) || continue
+	d=$("$top/scripts/vectors/unpack-dumps.sh" "$g" 2> /dev/null) || continue
 	args+=("$d/$g-base-b1.kdump" "$top/test-vectors/layouts/$g-base.layout")
 done
 python3 "$top/fuzz/mkseeds.py" "$w/seeds" "${args[@]}" > "$w/seeds.log" 2>&1

@@ -32,7 +32,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from taplib import CLI, TOP, Tap, skip_all, unpacked  # noqa: E402
-sys.path.insert(0, os.path.join(TOP, "scripts"))
+sys.path.insert(0, os.path.join(TOP, "scripts", "oracle"))
 import damage  # noqa: E402
 
 tap = Tap(diag_lines=20)

@@ -3,7 +3,7 @@
 # The test kernels must not depend on where they were built: a vmlinux that
 # names its cache, source or build directory gets another build-id at another
 # path, and the committed dumps' layouts (which name the build-id) then match
-# nothing.  scripts/build-kernel.sh maps those directories to fixed names
+# nothing.  scripts/vectors/build-kernel.sh maps those directories to fixed names
 # (-ffile-prefix-map through KCFLAGS/KAFLAGS); this checks every kernel it
 # built into the cache: none of the machine's paths in the file, the mapped
 # names present (so the check is not vacuous), and a build-id equal to the
@@ -18,13 +18,13 @@ ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok 
 kernels=()
 for d in "$CACHE"/kernels/*/; do
 	# build-kernel.sh's output (kbuild_collect: bzImage, vmlinux, config);
-	# Debian's stock 6.1 (scripts/stock-6.1.sh: vmlinuz, vmlinux, config)
+	# Debian's stock 6.1 (scripts/vectors/stock-6.1.sh: vmlinuz, vmlinux, config)
 	# was built by Debian, at Debian's paths
 	[ -f "$d/vmlinux" ] && [ -f "$d/bzImage" ] || continue
 	kernels+=("${d%/}")
 done
 if [ ${#kernels[@]} -eq 0 ]; then
-	echo "1..0 # SKIP no kernel built by scripts/build-kernel.sh in $CACHE/kernels (scripts/test-prereqs.sh builds them)"
+	echo "1..0 # SKIP no kernel built by scripts/vectors/build-kernel.sh in $CACHE/kernels (scripts/test-prereqs.sh builds them)"
 	exit 0
 fi
 

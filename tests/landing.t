@@ -4,15 +4,15 @@
 
 daxtouch writes "memmapcheck /dev/daxN.0 +OFFSET" at offset 0 of each
 alignment unit it maps.  For every image available, this test finds each
-such string in the dump's physical memory (scripts/physmem.py: its own
+such string in the dump's physical memory (scripts/oracle/physmem.py: its own
 kdump reader, neither memmapcheck nor libkdumpfile) and compares with where
-the kernel's rules say the write must land (scripts/oracle.py: 6.12 maps the
+the kernel's rules say the write must land (scripts/oracle/oracle.py: 6.12 maps the
 device pfn; 7.2 maps folio_pfn() with the PMD/PUD mask, or SIGBUSes when the
 folio's order is not the fault's, which ends that daxtouch process).  A write
 predicted to SIGBUS, or never attempted, must be found nowhere.
 
 Images: the committed dumps of 6.12 and 7.2: the standard layout's, and the
-one-namespace images of scripts/repro-1g-devdax.sh (<kver>-<variant>-dax1g-
+one-namespace images of scripts/vectors/repro-1g-devdax.sh (<kver>-<variant>-dax1g-
 section-b1, geometry from the named layout); absent ones are skipped
 loudly.  Expected values come from the kernel rules and the geometry, not
 from memmapcheck.  TAP output.
@@ -26,7 +26,7 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from taplib import TOP, Tap, unpacked  # noqa: E402
-sys.path.insert(0, os.path.join(TOP, "scripts"))
+sys.path.insert(0, os.path.join(TOP, "scripts", "oracle"))
 import physmem  # noqa: E402
 
 tap = Tap()
@@ -44,7 +44,7 @@ def found(dump):
 
 
 def predictions(kver, variants, geometry):
-    cmd = [sys.executable, os.path.join(TOP, "scripts", "oracle.py"), kver] + variants + geometry
+    cmd = [sys.executable, os.path.join(TOP, "scripts", "oracle", "oracle.py"), kver] + variants + geometry
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         return None, r.stderr
@@ -100,7 +100,7 @@ def main():
             m = re.match(r"^%s-(base|template|mut-[a-z0-9-]+|hist-[a-z0-9-]+|fix-[a-z0-9-]+)-b1$" % re.escape(kver), im)
             if m:
                 var[im] = m.group(1)
-        # one-namespace images of scripts/repro-1g-devdax.sh (layouts dax1g-*)
+        # one-namespace images of scripts/vectors/repro-1g-devdax.sh (layouts dax1g-*)
         for im, v, layout in repro:
             preds, err = predictions(kver, [v if v != "base" else "template"], ["--layout", layout])
             if preds is None:

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """memmapcheck in a lab's engine, end to end here: LAVA jobs written by
-scripts/lava-jobs.py for the 6.12 base, template and mut-tail-refcount
+scripts/prove/lava-jobs.py for the 6.12 base, template and mut-tail-refcount
 kernels, run by Debian's lava-dispatcher (lava-run, no server) in QEMU
 guests that install the .deb with dpkg and take `snapshot --live`; then
-the comparison job (scripts/lava-compare.sh) on the snapshots they handed
+the comparison job (scripts/prove/lava-compare.sh) on the snapshots they handed
 out, in KTAP and KCIDB.
 
   [proof]  every job passes LAVA's own schema (lava_common.schemas, strict)
@@ -13,7 +13,7 @@ out, in KTAP and KCIDB.
            test cases pass; the snapshot arrives whole (sha256)
   [oracle] what live reading cannot see: memmapcheck-snapshot-complete is
            "skip" and the skipped ranges are exactly the map=dev namespaces
-           of the guest layout (scripts/guest/layout.sh)
+           of the guest layout (scripts/prove/guest/layout.sh)
   [oracle] base vs template (the port's claim, test-vectors/verdicts.tsv):
            no range differs, every range live reading sees is identical, the
            map=dev ranges are incomplete: exit 4, KTAP and KCIDB say so
@@ -25,7 +25,7 @@ out, in KTAP and KCIDB.
            (test-vectors/kcidb/README.md; a '# ' line says when it is not)
 Needs lava-dispatcher, qemu-system-x86, the 6.12-base and 6.12-template
 kernels (and 6.12-mut-tail-refcount for the mutant checks) and a memmapcheck
-.deb (MEMMAPCHECK_DEB, else scripts/lava-deb.sh builds one). About 10-20
+.deb (MEMMAPCHECK_DEB, else scripts/prove/lava-deb.sh builds one). About 10-20
 minutes (three guests under TCG, one after the other; MMC_LAVA_JOBS=N runs N
 at once; MMC_LAVA_KEEP=1 keeps the jobs, logs, snapshots and reports).
 """
@@ -65,7 +65,7 @@ def missing():
     for k in ("base", "template"):
         for f in ("bzImage", "vmlinux"):
             if not os.path.isfile(os.path.join(kdir(KERNELS[k]), f)):
-                return "no %s in %s (scripts/build-kernel.sh 6.12 %s)" % (f, kdir(KERNELS[k]), k)
+                return "no %s in %s (scripts/vectors/build-kernel.sh 6.12 %s)" % (f, kdir(KERNELS[k]), k)
     if not os.environ.get("MEMMAPCHECK_DEB") and not shutil.which("dpkg-buildpackage"):
         return "no MEMMAPCHECK_DEB and no dpkg-buildpackage to build one"
     return None
@@ -78,7 +78,7 @@ def run(cmd, **kw):
 def layout_nss(name="standard"):
     """The guest layout's namespaces: (start pfn, map) from layout.sh itself."""
     out = run(["bash", "-c", '. "$1"; mmc_layout_load "$2" && echo "$MMC_NS"', "-",
-               os.path.join(TOP, "scripts", "guest", "layout.sh"), name], check=True).stdout.strip()
+               os.path.join(TOP, "scripts", "prove", "guest", "layout.sh"), name], check=True).stdout.strip()
     res = []
     for e in out.split(","):
         start, mode, align, mp = e.split(":")
@@ -131,15 +131,15 @@ def body(work, have_mut):
     t0 = time.time()
     deb = os.environ.get("MEMMAPCHECK_DEB")
     if not deb:
-        r = run([os.path.join(TOP, "scripts", "lava-deb.sh")])
+        r = run([os.path.join(TOP, "scripts", "prove", "lava-deb.sh")])
         deb = r.stdout.strip()
         if r.returncode != 0 or not os.path.isfile(deb):
-            tap(False, "[proof] the memmapcheck .deb of this checkout (scripts/lava-deb.sh)", r.stderr)
+            tap(False, "[proof] the memmapcheck .deb of this checkout (scripts/prove/lava-deb.sh)", r.stderr)
             return
     print("# .deb: %s (%.0f s)" % (deb, time.time() - t0))
     sides = ["base", "template"] + (["mutant"] if have_mut else [])
     base_cpio = os.path.join(work, "initramfs.cpio.gz")
-    r = run([os.path.join(TOP, "scripts", "guest", "build-initramfs.sh"), "-o", base_cpio])
+    r = run([os.path.join(TOP, "scripts", "prove", "guest", "build-initramfs.sh"), "-o", base_cpio])
     if r.returncode != 0:
         tap(False, "[proof] the capture initramfs", r.stderr)
         return
@@ -148,7 +148,7 @@ def body(work, have_mut):
         lay = os.path.join(work, s + ".layout")
         r1 = run([CLI, "layout", "-q", "-o", lay, os.path.join(kdir(KERNELS[s]), "vmlinux")])
         rd = os.path.join(work, s + ".ramdisk.cpio.gz")
-        r2 = run([os.path.join(TOP, "scripts", "lava-ramdisk.sh"), "--base", base_cpio, "-o", rd,
+        r2 = run([os.path.join(TOP, "scripts", "prove", "lava-ramdisk.sh"), "--base", base_cpio, "-o", rd,
                   "-d", deb, "-l", lay])
         if r1.returncode or r2.returncode:
             tap(False, "[proof] %s: saved layout and ramdisk" % s, r1.stderr + r2.stderr)
@@ -156,7 +156,7 @@ def body(work, have_mut):
         jobs.append("--job")
         jobs.append("%s:%s:%s:standard" % (s, kdir(KERNELS[s]), rd))
     jdir = os.path.join(work, "jobs")
-    r = run([PY, os.path.join(TOP, "scripts", "lava-jobs.py"), "-o", jdir] + jobs)
+    r = run([PY, os.path.join(TOP, "scripts", "prove", "lava-jobs.py"), "-o", jdir] + jobs)
     tap(r.returncode == 0, "[guard] lava-jobs.py wrote %d jobs" % len(sides), r.stderr)
     print("# ramdisks and jobs: %.0f s" % (time.time() - t0))
     device = os.path.join(TOP, "lava", "devices", "qemu-tcg.yaml")
@@ -168,7 +168,7 @@ def body(work, have_mut):
         tap(ok and r.returncode == 0, "[proof] %s job: LAVA's schema (strict) and lava-run --validate" % s,
             err + r.stdout[-1500:])
     # a real device type, from the documented template
-    r = run([PY, os.path.join(TOP, "scripts", "lava-jobs.py"), "-o", os.path.join(work, "tjobs"),
+    r = run([PY, os.path.join(TOP, "scripts", "prove", "lava-jobs.py"), "-o", os.path.join(work, "tjobs"),
              "--device-type", "x86-board", "--url-base", "https://lab.example/memmapcheck",
              "--rootfs-url", "https://lab.example/bookworm-rootfs.tar.xz",
              "--test-repo", "https://lab.example/memmapcheck.git",
@@ -180,7 +180,7 @@ def body(work, have_mut):
     # ---- run them
     res_dir = os.path.join(work, "results")
     t1 = time.time()
-    r = run([PY, os.path.join(TOP, "scripts", "lava-run.py"), "-j", os.environ.get("MMC_LAVA_JOBS", "1"),
+    r = run([PY, os.path.join(TOP, "scripts", "prove", "lava-run.py"), "-j", os.environ.get("MMC_LAVA_JOBS", "1"),
              "-o", res_dir] + [os.path.join(jdir, s + ".yaml") for s in sides])
     for l in r.stdout.splitlines():
         print("# " + l)
@@ -233,7 +233,7 @@ def body(work, have_mut):
     cmp_ = {}
     for s in sides[1:]:
         out = os.path.join(work, "compare-" + s)
-        r = run([os.path.join(TOP, "scripts", "lava-compare.sh"), snap["base"], snap[s], out],
+        r = run([os.path.join(TOP, "scripts", "prove", "lava-compare.sh"), snap["base"], snap[s], out],
                 env=dict(os.environ, MEMMAPCHECK=CLI))
         print("# " + r.stdout.strip())
         try:
@@ -264,7 +264,7 @@ def body(work, have_mut):
                 rc, ",".join(sorted(fields))), ktap)
         schema_check(tap, sch, kc, "[proof] base vs mutant: KCIDB")
     else:
-        tap.skip("no %s kernel (scripts/build-kernel.sh 6.12 mut-tail-refcount)" % KERNELS["mutant"],
+        tap.skip("no %s kernel (scripts/vectors/build-kernel.sh 6.12 mut-tail-refcount)" % KERNELS["mutant"],
                  "[oracle] base vs mut-tail-refcount")
     print("# total %.0f s" % (time.time() - t0))
 

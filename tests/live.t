@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The live path, end to end: scripts/live/run-live.sh boots the 6.12 base test
+"""The live path, end to end: scripts/vectors/live/run-live.sh boots the 6.12 base test
 guest under QEMU TCG (every run: nothing cached), runs `memmapcheck snapshot
 --live` inside it against its own /proc/kcore, dumps the same guest right after
 and diffs live against dump.  TAP output; about 35-60 s.
 
 The ranges expected come from outside the tool: one per pmem namespace of the
-standard layout (scripts/guest/layout.sh), and the other pgmaps as the guest
+standard layout (scripts/prove/guest/layout.sh), and the other pgmaps as the guest
 kernel announced them on its console (lib/test_hmm.c "added new 256 MB chunk
 ... PFNs [a b)": MEMORY_DEVICE_COHERENT at the layout's test_hmm.spm_addr_dev0/1,
 MEMORY_DEVICE_PRIVATE elsewhere; drivers/pci/p2pdma.c "added peer-to-peer DMA
@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from taplib import BUILD, CACHE, CLI, TOP, Tap, skip_all  # noqa: E402
 
 KDIR = os.path.join(CACHE, "kernels", "6.12-base")
-RUN = os.path.join(TOP, "scripts", "live", "run-live.sh")
+RUN = os.path.join(TOP, "scripts", "vectors", "live", "run-live.sh")
 GUEST_TIMEOUT = 150    # boot + setup + live check (about 20 s here)
 TIMEOUT = 240          # the whole run-live.sh
 
@@ -57,7 +57,7 @@ def missing():
         return "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
     for f in ("bzImage", "vmlinux"):
         if not os.path.isfile(os.path.join(KDIR, f)):
-            return "no %s in %s (scripts/build-kernel.sh 6.12 base)" % (f, KDIR)
+            return "no %s in %s (scripts/vectors/build-kernel.sh 6.12 base)" % (f, KDIR)
     if not os.access(CLI, os.X_OK):
         return "no memmapcheck CLI at %s (make)" % CLI
     for t in ("busybox", "ndctl", "cpio", "gcc"):
@@ -68,9 +68,9 @@ def missing():
 
 def standard_layout():
     """mmc.ns= and the extra kernel parameters of the standard layout, from
-    scripts/guest/layout.sh itself."""
+    scripts/prove/guest/layout.sh itself."""
     out = subprocess.run(["bash", "-c", '. "$1"; mmc_layout 320 1 && echo "$MMC_NS" && echo "$MMC_KARGS"',
-                          "-", os.path.join(TOP, "scripts", "guest", "layout.sh")],
+                          "-", os.path.join(TOP, "scripts", "prove", "guest", "layout.sh")],
                          capture_output=True, text=True, check=True).stdout.splitlines()
     ns = []
     for e in out[0].split(","):

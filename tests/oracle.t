@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""scripts/oracle.py on its own: the geometry it derives and the rules it
+"""scripts/oracle/oracle.py on its own: the geometry it derives and the rules it
 applies, against values worked out by hand from the kernel source (cited per
 check), without any dump or memmapcheck.  TAP output.
 """
@@ -11,7 +11,7 @@ import tempfile
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from taplib import TOP, Tap  # noqa: E402
-sys.path.insert(0, os.path.join(TOP, "scripts"))
+sys.path.insert(0, os.path.join(TOP, "scripts", "oracle"))
 import oracle  # noqa: E402
 
 ok = Tap(diag_lines=None)

@@ -8,7 +8,7 @@ or refused with a message that says what to do.
 
 Expected outcomes come from outside memmapcheck: the ELF program headers
 and the kdump-compressed headers, bitmaps and descriptors read here with
-scripts/damage.py's own reader; makedumpfile -R and --reassemble, which turn
+scripts/oracle/damage.py's own reader; makedumpfile -R and --reassemble, which turn
 the flattened and split forms back into the whole dump; and the fact that
 makedumpfile made every file from the same vmcore, so every form that is
 read must show the very same struct pages.  TAP output.
@@ -24,7 +24,7 @@ import tempfile
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from taplib import CLI, TOP, Tap, skip_all, unpacked  # noqa: E402
-sys.path.insert(0, os.path.join(TOP, "scripts"))
+sys.path.insert(0, os.path.join(TOP, "scripts", "oracle"))
 import damage  # noqa: E402
 
 tap = Tap(diag_lines=20)

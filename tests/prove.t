@@ -16,7 +16,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${MMC_BUILD:-$top/build}
-PROVE=$top/scripts/memmapcheck-prove
+PROVE=$top/scripts/prove/memmapcheck-prove
 CACHE=${MEMMAPCHECK_CACHE:-$HOME/.cache/memmapcheck}
 export MEMMAPCHECK=$B/memmapcheck
 n=0 failed=0
@@ -103,8 +103,8 @@ fi
 ok $? "the tree is unchanged after all of the above (names, sizes, mtimes, content)"
 
 # ---------------------------------------------------------------- the pieces
-. "$top/scripts/lib-kbuild.sh"
-. "$top/scripts/lib-prove-src.sh"
+. "$top/scripts/prove/lib-kbuild.sh"
+. "$top/scripts/prove/lib-prove-src.sh"
 mkdir kb
 KB_BUILD=$w/kb
 printf 'CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=y\nCONFIG_D=m\n' > kb/.config
@@ -207,11 +207,11 @@ fi
 # ---------------------------------------------------------------- end to end
 T72=$CACHE/src/linux-7.2
 if [ ! -f "$T72/mm/mm_init.c" ]; then
-	skip "no 7.2 tree in $CACHE/src (scripts/fetch-kernel-source.sh 7.2)"
+	skip "no 7.2 tree in $CACHE/src (scripts/vectors/fetch-kernel-source.sh 7.2)"
 elif [ -e "$T72.lock" ] && ! flock -n "$T72.lock" true; then
-	skip "$T72 is busy (scripts/build-kernel.sh holds $T72.lock)"
+	skip "$T72 is busy (scripts/vectors/build-kernel.sh holds $T72.lock)"
 else
-	# content, read under the tree's lock: scripts/build-kernel.sh may patch
+	# content, read under the tree's lock: scripts/vectors/build-kernel.sh may patch
 	# and unpatch it meanwhile (mtimes move, content comes back)
 	src_fp() { ( exec 9> "$T72.lock"; flock 9; src_fingerprint "$T72" "$w/t72.manifest" ); }
 	e2e() {	# NAME PATCH WANT_RC
@@ -236,7 +236,7 @@ else
 		grep -qE '^\[6/6\] report: .*total' "$name.err" && grep -qE '^total ' "$name.err"
 		ok $? "$name: progress for 6 steps with elapsed and total times"
 	}
-	# Builds must not depend on the path: where scripts/build-kernel.sh
+	# Builds must not depend on the path: where scripts/vectors/build-kernel.sh
 	# built the same source and config elsewhere, the build-ids are equal.
 	same_build() {	# NAME REPORT_KEY(base|new) BUILD_KERNEL_NAME
 		local k ref

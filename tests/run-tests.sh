@@ -6,7 +6,7 @@
 # prove's closing "Result:" line repeated as the last line.
 # usage: tests/run-tests.sh TITLE [PROVE-OPTION...] TEST...
 # MMC_RUN_CACHE: the directory the run's tests share what they compute
-# alike (scripts/oracle.py's predictions); make check sets one for both of
+# alike (scripts/oracle/oracle.py's predictions); make check sets one for both of
 # its runs, else the run makes its own and removes it.
 # Exit status: prove's.
 set -u

@@ -59,7 +59,7 @@ R2_READ_ONLY = R2_CP * (VP_PER_CP - 1)                # 448
 # shows in vmemmap_frame, not in the role, so the roles do not change)
 # The port makes compound_info_has_mask() true kernel-wide: the one 2 MiB THP
 # the guest's HMM workload migrates into device-private memory
-# (scripts/guest/init: mmc.hmm default 0:4:1, one huge page to device 0)
+# (scripts/prove/guest/init: mmc.hmm default 0:4:1, one huge page to device 0)
 # has its 511 tails in the mask form too.
 THP_TAILS = 511
 # the 1 GiB page of the port (head 0x40000): every vmemmap page but the head's

@@ -70,7 +70,7 @@ real=0
 for tar in "$top"/dumps/*.tar.xz; do
 	[ -e "$tar" ] || continue
 	g=$(basename "$tar" .tar.xz)
-	d=$("$top/scripts/unpack-dumps.sh" "$g" 2> "$w/unpack.err") ||
+	d=$("$top/scripts/vectors/unpack-dumps.sh" "$g" 2> "$w/unpack.err") ||
 		{ ok 1 "unpack $g: $(tail -1 "$w/unpack.err")"; continue; }
 	for dump in "$d"/*-b1.kdump; do
 		[ -e "$dump" ] || continue

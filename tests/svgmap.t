@@ -4,7 +4,7 @@
 rendered by a headless browser (Debian's chromium), and the pixels read back.
 
 Expected pixels come from outside memmapcheck:
-  - the guest geometry (scripts/guest/layout.sh, boot RAM 320 MiB): range 0 is
+  - the guest geometry (scripts/prove/guest/layout.sh, boot RAM 320 MiB): range 0 is
     the 64 MiB devdax 2M map=mem namespace at pfn 0x14000, range 2 the 128 MiB
     one at 0x20000, both of 2 MiB (512-page) compound pages from their start;
   - the mutant's own semantics (patches/7.2/mut-stale-compound-head.patch):

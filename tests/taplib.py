@@ -83,11 +83,11 @@ _unpacked = {}
 
 
 def unpack(group):
-    """dumps/<group>.tar.xz unpacked into the cache by scripts/unpack-dumps.sh
+    """dumps/<group>.tar.xz unpacked into the cache by scripts/vectors/unpack-dumps.sh
     (which does it once per tar content; asked once per run here):
     (its directory, or None if that failed; the script's stderr)."""
     if group not in _unpacked:
-        r = subprocess.run([os.path.join(TOP, "scripts", "unpack-dumps.sh"), group],
+        r = subprocess.run([os.path.join(TOP, "scripts", "vectors", "unpack-dumps.sh"), group],
                            capture_output=True)
         _unpacked[group] = (r.stdout.decode().strip() if r.returncode == 0 else None,
                             r.stderr.decode(errors="replace"))
@@ -102,7 +102,7 @@ def unpacked(group):
 def own_groups():
     """The groups of their own: each test-vectors/<group>-images.txt with an
     "# own-group" line, whose images dumps/<group>.tar.xz holds and no
-    kernel version's group does (scripts/make-vectors.sh own_groups reads
+    kernel version's group does (scripts/vectors/make-vectors.sh own_groups reads
     the same lines)."""
     tv = os.path.join(TOP, "test-vectors")
     out = []
@@ -129,7 +129,7 @@ def kernel_of(image):
     """The kernel (saved layout) of an image: its name without the boot (-bN,
     or -kdump for the kdump-captured one) and without what only the guest
     changed (5-level paging, a one-namespace layout); -kaslr and -fixed are
-    kernels of their own.  The rule scripts/make-vectors.sh saves the layouts
+    kernels of their own.  The rule scripts/vectors/make-vectors.sh saves the layouts
     by (its kernel_of()): each suffix stripped once, in this order."""
     k = re.sub(r"-b\d+$", "", image)
     for sfx in ("-kdump", "-la57", "-dax1g-section", "-dax1g-misaligned"):
@@ -158,7 +158,7 @@ def dump_path(image):
     else dumps/dax-chain.tar.xz for the images dax_chain_images() names,
     dumps/<group>.tar.xz for the others, which holds <image>.kdump files (uncompressed
     kdump format; xz over the whole tar lets images share the dictionary),
-    unpacked into the cache by scripts/unpack-dumps.sh."""
+    unpacked into the cache by scripts/vectors/unpack-dumps.sh."""
     for d in filter(None, [os.environ.get("MMC_VECTOR_DIR"), os.path.join(TOP, "dumps")]):
         for ext in (".kdump", ".elf"):
             p = os.path.join(d, image + ext)

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The walk with several reading threads against the sequential walk, through
 # the CLI, on the committed real images (dumps/<group>.tar.xz, unpacked by
-# scripts/unpack-dumps.sh, layouts from test-vectors/layouts/ as
+# scripts/vectors/unpack-dumps.sh, layouts from test-vectors/layouts/ as
 # tests/vectors.t finds them) and, when present, the large images of
-# scripts/large-images.sh up to 10 GiB: every snapshot file must be
+# scripts/bench/large-images.sh up to 10 GiB: every snapshot file must be
 # byte-identical for MEMMAPCHECK_THREADS=1, 2 and 5.  The reference is the
 # sequential walk (the engine's own first path): an equivalence check
 # between two ways of walking, not a proof of either.  diff and compare
@@ -57,7 +57,7 @@ for tar in "$top"/dumps/*.tar.xz; do
 	# production.tar.xz holds kdump states, not images (split parts, an
 	# incomplete dump, a flattened file): tests/production.t reads those
 	[ "$g" = production ] && continue
-	d=$("$top/scripts/unpack-dumps.sh" "$g" 2> "$tmp/err") || { notok "unpack $g: $(tail -1 "$tmp/err")"; continue; }
+	d=$("$top/scripts/vectors/unpack-dumps.sh" "$g" 2> "$tmp/err") || { notok "unpack $g: $(tail -1 "$tmp/err")"; continue; }
 	for dump in "$d"/*.kdump; do
 		[ -e "$dump" ] || continue
 		name=$(basename "$dump" .kdump)
@@ -72,7 +72,7 @@ done
 
 # diff and compare take --threads for the walks of their KERNEL DUMP images:
 # the verdict and every reported page are the same for 1 and 3 threads
-d=$("$top/scripts/unpack-dumps.sh" 6.12 2> "$tmp/err") || d=
+d=$("$top/scripts/vectors/unpack-dumps.sh" 6.12 2> "$tmp/err") || d=
 base=$d/6.12-base-b1.kdump mut=$d/6.12-mut-tail-refcount-b1.kdump
 l612=$top/test-vectors/layouts/6.12-base.layout lmut=$top/test-vectors/layouts/6.12-mut-tail-refcount.layout
 if [ -n "$d" ] && [ -s "$base" ] && [ -s "$mut" ] && [ -s "$l612" ] && [ -s "$lmut" ]; then
@@ -93,7 +93,7 @@ else
 	skip "diff/compare --threads: the committed 6.12 base and mut-tail-refcount images are not here"
 fi
 
-# large images (not committed: scripts/large-images.sh), the 1 and 10 GiB ones
+# large images (not committed: scripts/bench/large-images.sh), the 1 and 10 GiB ones
 large=0
 for meta in "$CACHE"/large/*-1g.meta "$CACHE"/large/*-10g.meta; do
 	[ -e "$meta" ] || continue

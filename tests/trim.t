@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""scripts/trim-dump.py on a committed full dump (6.12-base-b1, unpacked by
-scripts/unpack-dumps.sh): the trimmed copy must give what the full dump
+"""scripts/vectors/trim-dump.py on a committed full dump (6.12-base-b1, unpacked by
+scripts/vectors/unpack-dumps.sh): the trimmed copy must give what the full dump
 gives.
 
 Expected values come from the full dump, not from the trimmer: memmapcheck's
 snapshot of it (the trimmed dump's must be byte-identical, read under the
 same file name), its lint output, `makedumpfile --dump-dmesg` of it, and
-scripts/physmem.py's marker search in it (tests/landing.t's question).  Page
+scripts/oracle/physmem.py's marker search in it (tests/landing.t's question).  Page
 by page, with physmem.py's reader (not the trimmer's): every page the copy
 holds is the full dump's, the first bitmap is unchanged, and a page left
 out reads as absent, never as zeros.  Each check is a proof of equivalence
@@ -26,7 +26,7 @@ import tempfile
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from taplib import CLI, TOP, Tap, group_of, layout_of, skip_all, unpacked  # noqa: E402
-sys.path.insert(0, os.path.join(TOP, "scripts"))
+sys.path.insert(0, os.path.join(TOP, "scripts", "oracle"))
 import physmem  # noqa: E402
 
 tap = Tap(diag_lines=20)
@@ -54,7 +54,7 @@ def check(image, full, w):
     name = image + ".kdump"
     trimmed = os.path.join(w, "trim", name)
     os.symlink(full, os.path.join(w, "full", name))
-    rc, _o, err = run([sys.executable, os.path.join(TOP, "scripts", "trim-dump.py"),
+    rc, _o, err = run([sys.executable, os.path.join(TOP, "scripts", "vectors", "trim-dump.py"),
                        layout, full, trimmed])
     tap(rc == 0 and os.path.getsize(trimmed) < os.path.getsize(full),
         "%s: trimmed, %d -> %d bytes" % (image, os.path.getsize(full),
@@ -64,7 +64,7 @@ def check(image, full, w):
 
     # bad input: exit 2 naming the file, nothing written
     bad_out = os.path.join(w, "bad.kdump")
-    rc, _o, err = run([sys.executable, os.path.join(TOP, "scripts", "trim-dump.py"),
+    rc, _o, err = run([sys.executable, os.path.join(TOP, "scripts", "vectors", "trim-dump.py"),
                        layout, layout, bad_out])
     tap(rc == 2 and layout in err and not os.path.exists(bad_out),
         "%s: a layout file given as the dump: exit %d naming it, no output" % (image, rc), err)

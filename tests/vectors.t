@@ -8,7 +8,7 @@ Two kinds of check, said per test line:
   [guard]   verdicts.tsv was recorded from memmapcheck's own output: its
             verdict, field set and range kinds are a regression guard, not a
             proof.
-  [oracle]  scripts/oracle.py, which knows nothing of memmapcheck, predicts
+  [oracle]  scripts/oracle/oracle.py, which knows nothing of memmapcheck, predicts
             from the guest geometry, the kernel's rules and the variant's
             stated semantics the exact per-range differing page count, per
             field counts, differing vmemmap frames and pfn groups of every
@@ -167,7 +167,7 @@ def check_diff(row):
     tap(not problems, what, "\n".join(problems))
 
 
-ORACLE = os.path.join(TOP, "scripts", "oracle.py")
+ORACLE = os.path.join(TOP, "scripts", "oracle", "oracle.py")
 oracle_cache = {}
 
 

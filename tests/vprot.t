@@ -18,7 +18,7 @@ image, against two things that are not memmapcheck:
             mut-section-tail-uninit) write-protects exactly its shared
             tail vmemmap pages (READ_ONLY below).  Every other vmemmap
             page with a frame is writable;
-  [reader]  an own page-table walk in this file over scripts/damage.py's
+  [reader]  an own page-table walk in this file over scripts/oracle/damage.py's
             kdump reader (not memmapcheck's): per vmemmap page, mapped or
             not, the AND of bit 1 (_PAGE_RW) over every level, and the
             level of the leaf (a PTE, or a PMD/PUD entry with bit 7): the
@@ -35,7 +35,7 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from taplib import CLI, TOP, Tap, dump_path, layout_of, skip_all  # noqa: E402
-sys.path.insert(0, os.path.join(TOP, "scripts"))
+sys.path.insert(0, os.path.join(TOP, "scripts", "oracle"))
 import damage  # noqa: E402
 
 tap = Tap(diag_lines=20)

@@ -3,7 +3,7 @@
 # Builds the libkdumpfile variants that doc/upstream/libkdumpfile/README.md
 # measures, into $CACHE/bench/lkf/<label>/ (libkdumpfile and libaddrxlat
 # only, same soname as the distribution's), and prints the --variant options
-# of scripts/bench.sh that run memmapcheck and the per-page loop with them:
+# of scripts/bench/bench.sh that run memmapcheck and the per-page loop with them:
 #
 #   head     the libkdumpfile commit given, unmodified
 #   series   the same + doc/upstream/libkdumpfile/000N-*.patch (the proposal)

@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Tables of a `make bench` run (scripts/bench.sh writes results.tsv).
+"""Tables of a `make bench` run (scripts/bench/bench.sh writes results.tsv).
 
 usage: report.py RESULTS.tsv [RESULTS.tsv ...] [--md] [--summary]
        report.py --images DIR [--md]   (how long each image of
-                                        scripts/large-images.sh took to make)
+                                        scripts/bench/large-images.sh took to make)
 
 results.tsv: one measurement a line, tab-separated, with a header:
   image format tool pages seconds cpu_seconds rss_kib note

@@ -2,7 +2,7 @@
 /*
  * Run a command and report its wall time, CPU time (user + system) and peak
  * RSS with microsecond resolution (/usr/bin/time prints 10 ms), for
- * scripts/bench.sh on a shared machine where wall time is mostly waiting.
+ * scripts/bench/bench.sh on a shared machine where wall time is mostly waiting.
  *
  * usage: runstat OUTFILE CMD [ARG...]
  * writes to OUTFILE: "WALL_SECONDS CPU_SECONDS MAXRSS_KIB"; exits with the

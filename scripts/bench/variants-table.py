@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The variants of a `scripts/bench.sh --variant` run (doc/upstream/libkdumpfile):
+"""The variants of a `scripts/bench/bench.sh --variant` run (doc/upstream/libkdumpfile):
 CPU seconds of snapshot and of the per-page loop per libkdumpfile build, and
 the change against the head build.  usage: variants-table.py RESULTS.tsv"""
 import sys, csv

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """HugeTLB and memory-block discovery (engine/discover_hugetlb.c,
 discover_hotplug.c) and the pools' and blocks' diff on the
-real 6.12.117 hvo-flavour dumps of issue 19 (scripts/build-kernel.sh --hvo,
+real 6.12.117 hvo-flavour dumps of issue 19 (scripts/vectors/build-kernel.sh --hvo,
 guest layout standard-hvo), when they are in the cache; each one missing
 skips loudly.  Layouts are made from each image's vmlinux.
 
 Checks, each labelled:
-  [proof]   the guest's geometry, scripts/guest/layouts/standard-hvo.sh:
+  [proof]   the guest's geometry, scripts/prove/guest/layouts/standard-hvo.sh:
             "hugetlb N2M N1G add2m= free2m= demote1g= file2m= anon2m=
             file1g=" and "hotplug ... huge2m=": every pool's folio count,
             free count and order (x86_64: 2 MiB = order 9, PMD_ORDER; 1 GiB
@@ -16,7 +16,7 @@ Checks, each labelled:
             memmap of 512 pfns per 128 MiB block (memmap_on_memory), whose
             struct pages mhp_init_memmap_on_memory() writes alike on every
             boot and which no variant here touches.
-  [oracle]  scripts/oracle.py hvo (scripts/oracle_hvo.py: drgn + its own
+  [oracle]  scripts/oracle/oracle.py hvo (scripts/oracle/oracle_hvo.py: drgn + its own
             kdump reader and page-table walk, no memmapcheck): `list` gives
             every hstate and every folio with its list and HPG flags, which
             the tool's pools must equal exactly, and every memory block with
@@ -55,7 +55,7 @@ CACHE = os.environ.get("MEMMAPCHECK_CACHE",
 IMAGES = ["6.12-base-hvo-b1", "6.12-base-hvo-b2", "6.12-template-hvo-b1",
           "6.12-hist-hvo-reset-nr4-hvo-b1"]
 # the oracle needs drgn, which Debian's /usr/bin/python3 has (doc/ORACLE.md)
-ORACLE = ["/usr/bin/python3", os.path.join(TOP, "scripts", "oracle.py"), "hvo"]
+ORACLE = ["/usr/bin/python3", os.path.join(TOP, "scripts", "oracle", "oracle.py"), "hvo"]
 TMP = tempfile.mkdtemp(prefix="mmc-hugetlb-")
 
 
@@ -75,7 +75,7 @@ def run(cmd):
 
 def geometry():
     """Expected pools from the guest layout: {order: (nr, free)}."""
-    path = os.path.join(TOP, "scripts", "guest", "layouts", "standard-hvo.sh")
+    path = os.path.join(TOP, "scripts", "prove", "guest", "layouts", "standard-hvo.sh")
     hug = plug = None
     with open(path) as f:
         for line in f:
@@ -149,7 +149,7 @@ def plug_geometry():
     memmaps, one per 128 MiB block (x86_64 with < 64 GiB:
     probe_memory_block_size()), PFN_UP(block pages * sizeof(struct page)
     64 / PAGE_SIZE) = 512 pfns each (memory_block_memmap_on_memory_pages())."""
-    path = os.path.join(TOP, "scripts", "guest", "layouts", "standard-hvo.sh")
+    path = os.path.join(TOP, "scripts", "prove", "guest", "layouts", "standard-hvo.sh")
     unit = {"M": 1 << 20, "G": 1 << 30}
     with open(path) as f:
         for line in f:
@@ -191,7 +191,7 @@ def main():
         if i not in present:
             tap.skip("%s or its vmlinux is not in %s" % (i, CACHE), "image %s" % i)
     if not os.path.exists("/usr/bin/python3") or run(["/usr/bin/python3", "-c", "import drgn"])[0]:
-        tap.skip("scripts/oracle.py hvo needs python3-drgn in /usr/bin/python3", "oracle")
+        tap.skip("scripts/oracle/oracle.py hvo needs python3-drgn in /usr/bin/python3", "oracle")
         present = []
     expect = geometry()
     expect_plug = plug_geometry()

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # memmapcheck on the device under test: a snapshot of every ZONE_DEVICE
 # struct page, read by the booted kernel's own /proc/kcore (no QMP, no dump),
-# for a later comparison of a base and a patched kernel (scripts/lava-compare.sh).
+# for a later comparison of a base and a patched kernel (scripts/prove/lava-compare.sh).
 #
 # usage: memmapcheck.sh [-d DEB] [-l LAYOUT] [-s SETUP] [-r REBIND] [-a ARTEFACT] [-o OUTDIR]
 #   -d DEB       memmapcheck .deb: a file, a directory of .debs (installed together:
@@ -118,7 +118,7 @@ workload_init() {
 	[ -n "$line" ] || { say "no MEMMAPCHECK-READY from /init in 300 s"; return 1; }
 	[ "$line" = "MEMMAPCHECK-READY status=0" ]
 }
-workload_rebind() {	# the guest /init's rebind loop (scripts/guest/init), for a lab's own rootfs
+workload_rebind() {	# the guest /init's rebind loop (scripts/prove/guest/init), for a lab's own rootfs
 	fail=0 r=0
 	while [ $r -lt "$REBIND" ]; do
 		r=$((r+1))
