@@ -12,7 +12,7 @@
 
 #include "folio_read.h"
 #include "page_decode.h"
-#include "report.h"
+#include "report_int.h"
 #include "report_kcidb.h"
 
 static const char *role_name(unsigned int role)

@@ -11,7 +11,7 @@
 
 #include "folio_read.h"
 #include "page_decode.h"
-#include "report.h"
+#include "report_int.h"
 
 void mmc_json_string(FILE *out, const char *s)
 {
