@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Inside the report: what its renderers share.  report.c picks a renderer
- * by format; report.c also writes the text tables and the sentences every
- * format repeats; report_json.c JSON, KTAP and JUnit; report_claims.c the
- * claims part of a diff in each; report_pools.c the HugeTLB pools and
- * memory blocks as text.  Front ends use report.h.
+ * by format and writes the text tables; report_json.c JSON, KTAP and JUnit;
+ * report_words.c the sentences and names every format repeats;
+ * report_claims.c the claims part of a diff in each; report_pools.c the
+ * HugeTLB pools and memory blocks as text.  Front ends use report.h.
  */
 #ifndef MMC_REPORT_INT_H
 #define MMC_REPORT_INT_H
@@ -19,6 +19,7 @@
 /* A JSON string, quoted and escaped. */
 void mmc_json_string(FILE *out, const char *s);
 
+/* report_words.c */
 /* The diff's first line, e.g. "identical: 262144 pages in 7 ranges, nothing
  * unread" (no newline); the lint's, "clean: N pages in M ranges". */
 void mmc_report_diff_sentence(const struct mmc_diff_result *res, char *buf, size_t size);
