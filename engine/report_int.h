@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Inside the report: what its renderers share.  report.c picks a renderer
- * by format and writes the text tables; report_json.c JSON, KTAP and JUnit;
- * report_words.c the sentences and names every format repeats;
- * report_claims.c the claims part of a diff in each; report_pools.c the
- * HugeTLB pools and memory blocks as text.  Front ends use report.h.
+ * Inside the report: what its renderers share, for engine/report*.c only;
+ * front ends use report.h (and report_kcidb.h, report_svg.h).
+ *
+ *   report.c         the entry points, each picking its format's renderer
+ *   report_text.c    text in crash's style
+ *   report_json.c    JSON, KTAP and JUnit
+ *   report_words.c   the sentences and names every format repeats
+ *   report_claims.c  the claims part of a diff, in every format
+ *   report_pools.c   the HugeTLB pools and memory blocks, as text
  */
 #ifndef MMC_REPORT_INT_H
 #define MMC_REPORT_INT_H
@@ -16,8 +20,32 @@
 
 #include "report.h"
 
+/* report_text.c */
+void mmc_report_ranges_text(FILE *out, const struct mmc_snapshot *snap);
+/* Every range, or only range `only` if >= 0. */
+void mmc_report_show_text(FILE *out, const struct mmc_snapshot *snap, long only);
+/* The page of pfn, whose record rec range `range` of snap holds. */
+void mmc_report_show_pfn_text(FILE *out, const struct mmc_snapshot *snap, size_t range,
+			      uint64_t pfn, const struct mmc_nrec *rec);
+void mmc_report_diff_text(FILE *out, const struct mmc_snapshot *a, const struct mmc_snapshot *b,
+			  const struct mmc_diff_result *res);
+void mmc_report_lint_text(FILE *out, const struct mmc_snapshot *snap,
+			  const struct mmc_lint_result *res);
+
+/* report_json.c: JSON, and KTAP or JUnit (*_other: by fmt) */
+void mmc_report_ranges_other(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt);
+void mmc_report_show_json(FILE *out, const struct mmc_snapshot *snap, long only);
+void mmc_report_show_pfn_json(FILE *out, const struct mmc_snapshot *snap, size_t range,
+			      uint64_t pfn, const struct mmc_nrec *rec);
+void mmc_report_diff_other(FILE *out, const struct mmc_snapshot *a,
+			   const struct mmc_snapshot *b,
+			   const struct mmc_diff_result *res, enum mmc_format fmt);
+void mmc_report_lint_other(FILE *out, const struct mmc_snapshot *snap,
+			   const struct mmc_lint_result *res, enum mmc_format fmt);
 /* A JSON string, quoted and escaped. */
 void mmc_json_string(FILE *out, const char *s);
+/* XML text escaping (JUnit). */
+void mmc_report_xml_string(FILE *out, const char *s);
 
 /* report_words.c */
 /* The diff's first line, e.g. "identical: 262144 pages in 7 ranges, nothing
@@ -34,22 +62,12 @@ const char *mmc_report_base_origin(const struct mmc_geom *g);
 const char *mmc_report_levels_origin(const struct mmc_geom *g);
 /* "read", "partial", "not read" */
 const char *mmc_report_dax_state(enum mmc_dax_state state);
-void mmc_report_ranges_other(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt);
+
 /* report_pools.c: the HugeTLB pools and memory blocks, as text */
 void mmc_report_text_pools(FILE *out, const struct mmc_snapshot *snap);
-void mmc_report_show_json(FILE *out, const struct mmc_snapshot *snap, long range);
-void mmc_report_show_pfn_json(FILE *out, const struct mmc_snapshot *snap, size_t range,
-			      uint64_t pfn, const struct mmc_nrec *rec);
-void mmc_report_diff_other(FILE *out, const struct mmc_snapshot *a,
-			   const struct mmc_snapshot *b,
-			   const struct mmc_diff_result *res, enum mmc_format fmt);
-void mmc_report_lint_other(FILE *out, const struct mmc_snapshot *snap,
-			   const struct mmc_lint_result *res, enum mmc_format fmt);
-/* XML text escaping (JUnit). */
-void mmc_report_xml_string(FILE *out, const char *s);
 
 /*
- * The claims part of a diff report (report_claims.c), when the diff had
+ * report_claims.c: the claims part of a diff report, when the diff had
  * claims (res->claims): per claim its pages, vmemmap pages, ranges and
  * fields with its reason; per range the claims that covered it; the
  * claims not seen.
