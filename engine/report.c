@@ -2,8 +2,8 @@
 /*
  * The report's entry points (report.h): each hands its subject to the
  * renderer of the format asked for.  Text in crash's style is
- * report_text.c; JSON, KTAP and JUnit report_json.c; KCIDB (a diff only)
- * report_kcidb.c.
+ * report_text.c, JSON report_json.c, KTAP and JUnit report_ci.c, KCIDB
+ * (a diff only) report_kcidb.c.
  */
 #include <stdio.h>
 
@@ -14,8 +14,10 @@ void mmc_report_ranges(FILE *out, const struct mmc_snapshot *snap, enum mmc_form
 {
 	if (fmt == MMC_FMT_TEXT)
 		mmc_report_ranges_text(out, snap);
+	else if (fmt == MMC_FMT_JSON)
+		mmc_report_ranges_json(out, snap);
 	else
-		mmc_report_ranges_other(out, snap, fmt);
+		mmc_report_ranges_ci(out, snap, fmt);
 }
 
 /* show has text and JSON; any other format gets the text. */
@@ -50,12 +52,14 @@ void mmc_report_diff(FILE *out, const struct mmc_snapshot *a,
 		     const struct mmc_snapshot *b,
 		     const struct mmc_diff_result *res, enum mmc_format fmt)
 {
-	if (fmt == MMC_FMT_TEXT)
-		mmc_report_diff_text(out, a, b, res);
-	else if (fmt == MMC_FMT_KCIDB)
-		mmc_report_diff_kcidb(out, a, b, res, NULL);
-	else
-		mmc_report_diff_other(out, a, b, res, fmt);
+	switch (fmt) {
+	case MMC_FMT_TEXT: mmc_report_diff_text(out, a, b, res); break;
+	case MMC_FMT_JSON: mmc_report_diff_json(out, a, b, res); break;
+	case MMC_FMT_KTAP: mmc_report_diff_ktap(out, a, b, res); break;
+	case MMC_FMT_JUNIT: mmc_report_diff_junit(out, a, b, res); break;
+	case MMC_FMT_KCIDB: mmc_report_diff_kcidb(out, a, b, res, NULL); break;
+	default: break;
+	}
 }
 
 void mmc_report_lint(FILE *out, const struct mmc_snapshot *snap,
@@ -63,6 +67,8 @@ void mmc_report_lint(FILE *out, const struct mmc_snapshot *snap,
 {
 	if (fmt == MMC_FMT_TEXT)
 		mmc_report_lint_text(out, snap, res);
+	else if (fmt == MMC_FMT_JSON)
+		mmc_report_lint_json(out, snap, res);
 	else
-		mmc_report_lint_other(out, snap, res, fmt);
+		mmc_report_lint_ci(out, snap, res, fmt);
 }

@@ -4,7 +4,7 @@
  * each claim covered, with its reason beside it, per claim and per range;
  * the claims not seen; the pgmap differences a claim covered.  The
  * differences no claim covers are the diff's own tables (report_text.c,
- * report_json.c).
+ * report_json.c, report_ci.c).
  */
 #include <inttypes.h>
 #include <stdarg.h>

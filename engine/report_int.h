@@ -5,7 +5,8 @@
  *
  *   report.c         the entry points, each picking its format's renderer
  *   report_text.c    text in crash's style
- *   report_json.c    JSON, KTAP and JUnit
+ *   report_json.c    JSON
+ *   report_ci.c      KTAP and JUnit
  *   report_words.c   the sentences and names every format repeats
  *   report_claims.c  the claims part of a diff, in every format
  *   report_pools.c   the HugeTLB pools and memory blocks, as text
@@ -32,18 +33,26 @@ void mmc_report_diff_text(FILE *out, const struct mmc_snapshot *a, const struct 
 void mmc_report_lint_text(FILE *out, const struct mmc_snapshot *snap,
 			  const struct mmc_lint_result *res);
 
-/* report_json.c: JSON, and KTAP or JUnit (*_other: by fmt) */
-void mmc_report_ranges_other(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt);
+/* report_json.c */
+void mmc_report_ranges_json(FILE *out, const struct mmc_snapshot *snap);
 void mmc_report_show_json(FILE *out, const struct mmc_snapshot *snap, long only);
 void mmc_report_show_pfn_json(FILE *out, const struct mmc_snapshot *snap, size_t range,
 			      uint64_t pfn, const struct mmc_nrec *rec);
-void mmc_report_diff_other(FILE *out, const struct mmc_snapshot *a,
-			   const struct mmc_snapshot *b,
-			   const struct mmc_diff_result *res, enum mmc_format fmt);
-void mmc_report_lint_other(FILE *out, const struct mmc_snapshot *snap,
-			   const struct mmc_lint_result *res, enum mmc_format fmt);
+void mmc_report_diff_json(FILE *out, const struct mmc_snapshot *a, const struct mmc_snapshot *b,
+			  const struct mmc_diff_result *res);
+void mmc_report_lint_json(FILE *out, const struct mmc_snapshot *snap,
+			  const struct mmc_lint_result *res);
 /* A JSON string, quoted and escaped. */
 void mmc_json_string(FILE *out, const char *s);
+
+/* report_ci.c: KTAP when fmt is MMC_FMT_KTAP, else JUnit */
+void mmc_report_ranges_ci(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt);
+void mmc_report_lint_ci(FILE *out, const struct mmc_snapshot *snap,
+			const struct mmc_lint_result *res, enum mmc_format fmt);
+void mmc_report_diff_ktap(FILE *out, const struct mmc_snapshot *a, const struct mmc_snapshot *b,
+			  const struct mmc_diff_result *res);
+void mmc_report_diff_junit(FILE *out, const struct mmc_snapshot *a, const struct mmc_snapshot *b,
+			   const struct mmc_diff_result *res);
 /* XML text escaping (JUnit). */
 void mmc_report_xml_string(FILE *out, const char *s);
 
