@@ -334,13 +334,13 @@ void mmc_report_show_json(FILE *out, const struct mmc_snapshot *snap, long only)
 
 /* ---- diff ---- */
 
-void mmc_report_diff_json(FILE *out, const struct mmc_snapshot *a, const struct mmc_snapshot *b,
-			  const struct mmc_diff_result *res)
+/* The report object opened: verdict, summary sentence, page counts,
+ * where discovery stopped, the two snapshots. */
+static void json_diff_summary(FILE *out, const struct mmc_snapshot *a,
+			      const struct mmc_snapshot *b, const struct mmc_diff_result *res)
 {
-	const struct mmc_layout *layout = mmc_snapshot_layout(a);
 	char sentence[1024];
 	uint64_t total = 0;
-	bool first = true;
 
 	mmc_report_diff_sentence(res, sentence, sizeof(sentence));
 	for (size_t i = 0; i < res->nranges; i++)
@@ -366,36 +366,47 @@ void mmc_report_diff_json(FILE *out, const struct mmc_snapshot *a, const struct 
 	json_info(out, a);
 	fputs(",\"patched\":", out);
 	json_info(out, b);
-	fputs(",\"ranges\":[", out);
-	for (size_t i = 0; i < res->nranges; i++) {
-		const struct mmc_diff_range *r = &res->ranges[i];
-		const char *type = mmc_report_range_type(r->a_index >= 0 ? a : b,
-							 r->a_index >= 0 ? r->a_index : r->b_index);
+}
 
-		fprintf(out, "%s{\"start_pfn\":%" PRIu64 ",\"end_pfn\":%" PRIu64 ",\"a_index\":%" PRId64
-			",\"b_index\":%" PRId64 ",\"type\":\"%s\",\"compared\":%" PRIu64 ",\"differing\":%" PRIu64
-			",\"unreadable_a\":%" PRIu64 ",\"unreadable_b\":%" PRIu64 ",\"not_init\":%" PRIu64
-			",\"vframes_differing\":%" PRIu64 ",\"vprot_not_compared\":%" PRIu64
-			",\"unproven\":%s,\"verdict\":\"%s\",%s",
-			i ? "," : "", r->start_pfn, r->end_pfn, r->a_index, r->b_index,
-			mmc_report_type_short(type), r->compared, r->differing, r->unreadable_a,
-			r->unreadable_b, r->not_init, r->vframes_differing, r->vprot_not_compared,
-			r->unproven ? "true" : "false", mmc_verdict_name(r->verdict),
-			res->claims ? "" : "\"fields\":{");
-		if (res->claims)
-			fprintf(out, "\"claimed\":%" PRIu64 ",\"vframes_claimed\":%" PRIu64
-				",\"range_claimed\":%s,\"fields\":{", r->claimed, r->vframes_claimed,
-				r->range_claimed ? "true" : "false");
-		for (size_t f = 0; f < r->nfields && f < MMC_DIFF_MAX_FIELDS; f++) {
-			if (f)
-				fputc(',', out);
-			mmc_json_string(out, r->fields[f].name);
-			fprintf(out, ":%" PRIu64, r->fields[f].pages);
-		}
-		fputs("}}", out);
+/* Range i of the diff: its counts and verdict (and claimed counts when
+ * the diff had claims), the fields differing in it. */
+static void json_diff_range(FILE *out, const struct mmc_snapshot *a,
+			    const struct mmc_snapshot *b, const struct mmc_diff_result *res,
+			    size_t i)
+{
+	const struct mmc_diff_range *r = &res->ranges[i];
+	const char *type = mmc_report_range_type(r->a_index >= 0 ? a : b,
+						 r->a_index >= 0 ? r->a_index : r->b_index);
+
+	fprintf(out, "%s{\"start_pfn\":%" PRIu64 ",\"end_pfn\":%" PRIu64 ",\"a_index\":%" PRId64
+		",\"b_index\":%" PRId64 ",\"type\":\"%s\",\"compared\":%" PRIu64 ",\"differing\":%" PRIu64
+		",\"unreadable_a\":%" PRIu64 ",\"unreadable_b\":%" PRIu64 ",\"not_init\":%" PRIu64
+		",\"vframes_differing\":%" PRIu64 ",\"vprot_not_compared\":%" PRIu64
+		",\"unproven\":%s,\"verdict\":\"%s\",%s",
+		i ? "," : "", r->start_pfn, r->end_pfn, r->a_index, r->b_index,
+		mmc_report_type_short(type), r->compared, r->differing, r->unreadable_a,
+		r->unreadable_b, r->not_init, r->vframes_differing, r->vprot_not_compared,
+		r->unproven ? "true" : "false", mmc_verdict_name(r->verdict),
+		res->claims ? "" : "\"fields\":{");
+	if (res->claims)
+		fprintf(out, "\"claimed\":%" PRIu64 ",\"vframes_claimed\":%" PRIu64
+			",\"range_claimed\":%s,\"fields\":{", r->claimed, r->vframes_claimed,
+			r->range_claimed ? "true" : "false");
+	for (size_t f = 0; f < r->nfields && f < MMC_DIFF_MAX_FIELDS; f++) {
+		if (f)
+			fputc(',', out);
+		mmc_json_string(out, r->fields[f].name);
+		fprintf(out, ":%" PRIu64, r->fields[f].pages);
 	}
-	/* Aggregated fields: a name appears once, first range order. */
-	fputs("],\"fields\":{", out);
+	fputs("}}", out);
+}
+
+/* Fields over all ranges: a name appears once, first range order, its
+ * pages summed over the ranges. */
+static void json_diff_fields(FILE *out, const struct mmc_diff_result *res)
+{
+	bool first = true;
+
 	for (size_t i = 0; i < res->nranges; i++) {
 		for (size_t f = 0; f < res->ranges[i].nfields && f < MMC_DIFF_MAX_FIELDS; f++) {
 			const char *name = res->ranges[i].fields[f].name;
@@ -421,6 +432,47 @@ void mmc_report_diff_json(FILE *out, const struct mmc_snapshot *a, const struct 
 			fprintf(out, ":%" PRIu64, sum);
 		}
 	}
+}
+
+/* One differing page: state and role on both sides, every differing slot
+ * raw and decoded on both. */
+static void json_diff_page(FILE *out, const struct mmc_layout *layout,
+			   const struct mmc_diff_page *p)
+{
+	bool fs = true;
+
+	fprintf(out, "{\"pfn\":%" PRIu64 ",\"range\":%zu,\"tail_index\":%u,\"state\":[\"%s\",\"%s\"],\"role\":[\"%s\",\"%s\"]"
+		",\"state_differs\":%s,\"role_differs\":%s,\"slots\":[",
+		p->pfn, p->range, p->tail_index, jstate(p->a.state),
+		jstate(p->b.state), jrole(p->a.role), jrole(p->b.role),
+		p->state_differs ? "true" : "false", p->role_differs ? "true" : "false");
+	for (unsigned int s = 0; s < MMC_MAX_SLOTS; s++) {
+		char label[48];
+
+		if (!(p->slot_mask & (1u << s)))
+			continue;
+		mmc_slot_label(layout, s, p->tail_index, label, sizeof(label));
+		fprintf(out, "%s{\"offset\":%u,\"field\":", fs ? "" : ",", s * 8);
+		mmc_json_string(out, label);
+		fputs(",\"a\":", out);
+		json_nval(out, &p->a.slot[s]);
+		fputs(",\"b\":", out);
+		json_nval(out, &p->b.slot[s]);
+		fputc('}', out);
+		fs = false;
+	}
+	fputs("]}", out);
+}
+
+void mmc_report_diff_json(FILE *out, const struct mmc_snapshot *a, const struct mmc_snapshot *b,
+			  const struct mmc_diff_result *res)
+{
+	json_diff_summary(out, a, b, res);
+	fputs(",\"ranges\":[", out);
+	for (size_t i = 0; i < res->nranges; i++)
+		json_diff_range(out, a, b, res, i);
+	fputs("],\"fields\":{", out);
+	json_diff_fields(out, res);
 	fprintf(out, "},\"groups_total\":%" PRIu64 ",\"groups\":[", res->groups_total);
 	for (size_t i = 0; i < res->ngroups; i++) {
 		const struct mmc_diff_group *g = &res->groups[i];
@@ -432,30 +484,9 @@ void mmc_report_diff_json(FILE *out, const struct mmc_snapshot *a, const struct 
 	}
 	fputs("],\"pages\":[", out);
 	for (size_t i = 0; i < res->npages; i++) {
-		const struct mmc_diff_page *p = &res->pages[i];
-		bool fs = true;
-
-		fprintf(out, "%s{\"pfn\":%" PRIu64 ",\"range\":%zu,\"tail_index\":%u,\"state\":[\"%s\",\"%s\"],\"role\":[\"%s\",\"%s\"]"
-			",\"state_differs\":%s,\"role_differs\":%s,\"slots\":[",
-			i ? "," : "", p->pfn, p->range, p->tail_index, jstate(p->a.state),
-			jstate(p->b.state), jrole(p->a.role), jrole(p->b.role),
-			p->state_differs ? "true" : "false", p->role_differs ? "true" : "false");
-		for (unsigned int s = 0; s < MMC_MAX_SLOTS; s++) {
-			char label[48];
-
-			if (!(p->slot_mask & (1u << s)))
-				continue;
-			mmc_slot_label(layout, s, p->tail_index, label, sizeof(label));
-			fprintf(out, "%s{\"offset\":%u,\"field\":", fs ? "" : ",", s * 8);
-			mmc_json_string(out, label);
-			fputs(",\"a\":", out);
-			json_nval(out, &p->a.slot[s]);
-			fputs(",\"b\":", out);
-			json_nval(out, &p->b.slot[s]);
-			fputc('}', out);
-			fs = false;
-		}
-		fputs("]}", out);
+		if (i)
+			fputc(',', out);
+		json_diff_page(out, mmc_snapshot_layout(a), &res->pages[i]);
 	}
 	fputs("],\"pgmap_diffs\":[", out);
 	for (size_t i = 0; i < res->npgmap_diffs; i++) {
