@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The claims part of a diff report, in every format (report.h): what each
- * claim covered, with its reason beside it, per claim and per range; the
- * claims not seen; the pgmap differences a claim covered.  The differences
- * no claim covers are the diff's own tables (report.c, report_json.c).
+ * The claims part of a diff report, in every format (report_int.h): what
+ * each claim covered, with its reason beside it, per claim and per range;
+ * the claims not seen; the pgmap differences a claim covered.  The
+ * differences no claim covers are the diff's own tables (report_text.c,
+ * report_json.c, report_ci.c).
  */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_int.h"
 
 static bool seen(const struct mmc_diff_claim *d)
 {

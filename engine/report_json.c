@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Machine renderers: JSON (one object per report, every number the text
- * shows), KTAP (one test per range, "# field: n pages" diagnostics) and JUnit
- * XML (one testcase per range, <failure>/<skipped> elements) for CI.
+ * JSON renderers: one object per report, every number the text shows,
+ * each value of a struct page raw and decoded.  KTAP and JUnit for CI are
+ * report_ci.c.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "folio_read.h"
 #include "page_decode.h"
-#include "report.h"
+#include "report_int.h"
 
 void mmc_json_string(FILE *out, const char *s)
 {
@@ -33,27 +33,6 @@ void mmc_json_string(FILE *out, const char *s)
 		}
 	}
 	fputc('"', out);
-}
-
-void mmc_report_xml_string(FILE *out, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		switch (ch) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&apos;", out); break;
-		default:
-			/* XML 1.0 forbids most control characters */
-			if (ch < 0x20 && ch != '\n' && ch != '\t')
-				fputc('?', out);
-			else
-				fputc(ch, out);
-		}
-	}
 }
 
 static const char *const class_names[] = {
@@ -188,68 +167,13 @@ static void json_pgmaps_ranges(FILE *out, const struct mmc_snapshot *snap)
 	json_dax(out, snap);
 }
 
-/* An empty plan is a skip, with its reason: nothing was there to test. */
-static void ktap_header(FILE *out, size_t n)
+void mmc_report_ranges_json(FILE *out, const struct mmc_snapshot *snap)
 {
-	if (n)
-		fprintf(out, "KTAP version 1\n1..%zu\n", n);
-	else
-		fprintf(out, "KTAP version 1\n1..0 # SKIP no ZONE_DEVICE ranges\n");
-}
-
-static void junit_open(FILE *out, const char *suite, size_t tests, size_t failures,
-		       size_t skipped)
-{
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
-	fprintf(out, "<testsuites name=\"memmapcheck\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
-		tests, failures, skipped);
-	fprintf(out, "  <testsuite name=\"memmapcheck.%s\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
-		suite, tests, failures, skipped);
-}
-
-static void junit_close(FILE *out)
-{
-	fputs("  </testsuite>\n</testsuites>\n", out);
-}
-
-static void range_name(char *buf, size_t size, uint64_t start, uint64_t end, const char *type)
-{
-	snprintf(buf, size, "range 0x%" PRIx64 "-0x%" PRIx64 " %s", start, end,
-		 mmc_report_type_short(type));
-}
-
-void mmc_report_ranges_other(FILE *out, const struct mmc_snapshot *snap, enum mmc_format fmt)
-{
-	size_t nr = mmc_snapshot_nranges(snap);
-	char name[96];
-
-	if (fmt == MMC_FMT_JSON) {
-		fputs("{\"snapshot\":", out);
-		json_info(out, snap);
-		fputc(',', out);
-		json_pgmaps_ranges(out, snap);
-		fputs("}\n", out);
-		return;
-	}
-	if (fmt == MMC_FMT_KTAP)
-		ktap_header(out, nr);
-	else
-		junit_open(out, "ranges", nr, 0, 0);
-	for (size_t i = 0; i < nr; i++) {
-		const struct mmc_srange *r = mmc_snapshot_range(snap, i);
-
-		range_name(name, sizeof(name), r->start_pfn, r->end_pfn,
-			   mmc_report_range_type(snap, (int64_t)i));
-		if (fmt == MMC_FMT_KTAP) {
-			fprintf(out, "ok %zu %s\n", i + 1, name);
-		} else {
-			fputs("    <testcase classname=\"memmapcheck.ranges\" name=\"", out);
-			mmc_report_xml_string(out, name);
-			fputs("\"/>\n", out);
-		}
-	}
-	if (fmt == MMC_FMT_JUNIT)
-		junit_close(out);
+	fputs("{\"snapshot\":", out);
+	json_info(out, snap);
+	fputc(',', out);
+	json_pgmaps_ranges(out, snap);
+	fputs("}\n", out);
 }
 
 /* ---- show ---- */
@@ -410,13 +334,13 @@ void mmc_report_show_json(FILE *out, const struct mmc_snapshot *snap, long only)
 
 /* ---- diff ---- */
 
-static void json_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_snapshot *b,
-		      const struct mmc_diff_result *res)
+/* The report object opened: verdict, summary sentence, page counts,
+ * where discovery stopped, the two snapshots. */
+static void json_diff_summary(FILE *out, const struct mmc_snapshot *a,
+			      const struct mmc_snapshot *b, const struct mmc_diff_result *res)
 {
-	const struct mmc_layout *layout = mmc_snapshot_layout(a);
 	char sentence[1024];
 	uint64_t total = 0;
-	bool first = true;
 
 	mmc_report_diff_sentence(res, sentence, sizeof(sentence));
 	for (size_t i = 0; i < res->nranges; i++)
@@ -442,36 +366,47 @@ static void json_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_
 	json_info(out, a);
 	fputs(",\"patched\":", out);
 	json_info(out, b);
-	fputs(",\"ranges\":[", out);
-	for (size_t i = 0; i < res->nranges; i++) {
-		const struct mmc_diff_range *r = &res->ranges[i];
-		const char *type = mmc_report_range_type(r->a_index >= 0 ? a : b,
-							 r->a_index >= 0 ? r->a_index : r->b_index);
+}
 
-		fprintf(out, "%s{\"start_pfn\":%" PRIu64 ",\"end_pfn\":%" PRIu64 ",\"a_index\":%" PRId64
-			",\"b_index\":%" PRId64 ",\"type\":\"%s\",\"compared\":%" PRIu64 ",\"differing\":%" PRIu64
-			",\"unreadable_a\":%" PRIu64 ",\"unreadable_b\":%" PRIu64 ",\"not_init\":%" PRIu64
-			",\"vframes_differing\":%" PRIu64 ",\"vprot_not_compared\":%" PRIu64
-			",\"unproven\":%s,\"verdict\":\"%s\",%s",
-			i ? "," : "", r->start_pfn, r->end_pfn, r->a_index, r->b_index,
-			mmc_report_type_short(type), r->compared, r->differing, r->unreadable_a,
-			r->unreadable_b, r->not_init, r->vframes_differing, r->vprot_not_compared,
-			r->unproven ? "true" : "false", mmc_verdict_name(r->verdict),
-			res->claims ? "" : "\"fields\":{");
-		if (res->claims)
-			fprintf(out, "\"claimed\":%" PRIu64 ",\"vframes_claimed\":%" PRIu64
-				",\"range_claimed\":%s,\"fields\":{", r->claimed, r->vframes_claimed,
-				r->range_claimed ? "true" : "false");
-		for (size_t f = 0; f < r->nfields && f < MMC_DIFF_MAX_FIELDS; f++) {
-			if (f)
-				fputc(',', out);
-			mmc_json_string(out, r->fields[f].name);
-			fprintf(out, ":%" PRIu64, r->fields[f].pages);
-		}
-		fputs("}}", out);
+/* Range i of the diff: its counts and verdict (and claimed counts when
+ * the diff had claims), the fields differing in it. */
+static void json_diff_range(FILE *out, const struct mmc_snapshot *a,
+			    const struct mmc_snapshot *b, const struct mmc_diff_result *res,
+			    size_t i)
+{
+	const struct mmc_diff_range *r = &res->ranges[i];
+	const char *type = mmc_report_range_type(r->a_index >= 0 ? a : b,
+						 r->a_index >= 0 ? r->a_index : r->b_index);
+
+	fprintf(out, "%s{\"start_pfn\":%" PRIu64 ",\"end_pfn\":%" PRIu64 ",\"a_index\":%" PRId64
+		",\"b_index\":%" PRId64 ",\"type\":\"%s\",\"compared\":%" PRIu64 ",\"differing\":%" PRIu64
+		",\"unreadable_a\":%" PRIu64 ",\"unreadable_b\":%" PRIu64 ",\"not_init\":%" PRIu64
+		",\"vframes_differing\":%" PRIu64 ",\"vprot_not_compared\":%" PRIu64
+		",\"unproven\":%s,\"verdict\":\"%s\",%s",
+		i ? "," : "", r->start_pfn, r->end_pfn, r->a_index, r->b_index,
+		mmc_report_type_short(type), r->compared, r->differing, r->unreadable_a,
+		r->unreadable_b, r->not_init, r->vframes_differing, r->vprot_not_compared,
+		r->unproven ? "true" : "false", mmc_verdict_name(r->verdict),
+		res->claims ? "" : "\"fields\":{");
+	if (res->claims)
+		fprintf(out, "\"claimed\":%" PRIu64 ",\"vframes_claimed\":%" PRIu64
+			",\"range_claimed\":%s,\"fields\":{", r->claimed, r->vframes_claimed,
+			r->range_claimed ? "true" : "false");
+	for (size_t f = 0; f < r->nfields && f < MMC_DIFF_MAX_FIELDS; f++) {
+		if (f)
+			fputc(',', out);
+		mmc_json_string(out, r->fields[f].name);
+		fprintf(out, ":%" PRIu64, r->fields[f].pages);
 	}
-	/* Aggregated fields: a name appears once, first range order. */
-	fputs("],\"fields\":{", out);
+	fputs("}}", out);
+}
+
+/* Fields over all ranges: a name appears once, first range order, its
+ * pages summed over the ranges. */
+static void json_diff_fields(FILE *out, const struct mmc_diff_result *res)
+{
+	bool first = true;
+
 	for (size_t i = 0; i < res->nranges; i++) {
 		for (size_t f = 0; f < res->ranges[i].nfields && f < MMC_DIFF_MAX_FIELDS; f++) {
 			const char *name = res->ranges[i].fields[f].name;
@@ -497,6 +432,47 @@ static void json_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_
 			fprintf(out, ":%" PRIu64, sum);
 		}
 	}
+}
+
+/* One differing page: state and role on both sides, every differing slot
+ * raw and decoded on both. */
+static void json_diff_page(FILE *out, const struct mmc_layout *layout,
+			   const struct mmc_diff_page *p)
+{
+	bool fs = true;
+
+	fprintf(out, "{\"pfn\":%" PRIu64 ",\"range\":%zu,\"tail_index\":%u,\"state\":[\"%s\",\"%s\"],\"role\":[\"%s\",\"%s\"]"
+		",\"state_differs\":%s,\"role_differs\":%s,\"slots\":[",
+		p->pfn, p->range, p->tail_index, jstate(p->a.state),
+		jstate(p->b.state), jrole(p->a.role), jrole(p->b.role),
+		p->state_differs ? "true" : "false", p->role_differs ? "true" : "false");
+	for (unsigned int s = 0; s < MMC_MAX_SLOTS; s++) {
+		char label[48];
+
+		if (!(p->slot_mask & (1u << s)))
+			continue;
+		mmc_slot_label(layout, s, p->tail_index, label, sizeof(label));
+		fprintf(out, "%s{\"offset\":%u,\"field\":", fs ? "" : ",", s * 8);
+		mmc_json_string(out, label);
+		fputs(",\"a\":", out);
+		json_nval(out, &p->a.slot[s]);
+		fputs(",\"b\":", out);
+		json_nval(out, &p->b.slot[s]);
+		fputc('}', out);
+		fs = false;
+	}
+	fputs("]}", out);
+}
+
+void mmc_report_diff_json(FILE *out, const struct mmc_snapshot *a, const struct mmc_snapshot *b,
+			  const struct mmc_diff_result *res)
+{
+	json_diff_summary(out, a, b, res);
+	fputs(",\"ranges\":[", out);
+	for (size_t i = 0; i < res->nranges; i++)
+		json_diff_range(out, a, b, res, i);
+	fputs("],\"fields\":{", out);
+	json_diff_fields(out, res);
 	fprintf(out, "},\"groups_total\":%" PRIu64 ",\"groups\":[", res->groups_total);
 	for (size_t i = 0; i < res->ngroups; i++) {
 		const struct mmc_diff_group *g = &res->groups[i];
@@ -508,30 +484,9 @@ static void json_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_
 	}
 	fputs("],\"pages\":[", out);
 	for (size_t i = 0; i < res->npages; i++) {
-		const struct mmc_diff_page *p = &res->pages[i];
-		bool fs = true;
-
-		fprintf(out, "%s{\"pfn\":%" PRIu64 ",\"range\":%zu,\"tail_index\":%u,\"state\":[\"%s\",\"%s\"],\"role\":[\"%s\",\"%s\"]"
-			",\"state_differs\":%s,\"role_differs\":%s,\"slots\":[",
-			i ? "," : "", p->pfn, p->range, p->tail_index, jstate(p->a.state),
-			jstate(p->b.state), jrole(p->a.role), jrole(p->b.role),
-			p->state_differs ? "true" : "false", p->role_differs ? "true" : "false");
-		for (unsigned int s = 0; s < MMC_MAX_SLOTS; s++) {
-			char label[48];
-
-			if (!(p->slot_mask & (1u << s)))
-				continue;
-			mmc_slot_label(layout, s, p->tail_index, label, sizeof(label));
-			fprintf(out, "%s{\"offset\":%u,\"field\":", fs ? "" : ",", s * 8);
-			mmc_json_string(out, label);
-			fputs(",\"a\":", out);
-			json_nval(out, &p->a.slot[s]);
-			fputs(",\"b\":", out);
-			json_nval(out, &p->b.slot[s]);
-			fputc('}', out);
-			fs = false;
-		}
-		fputs("]}", out);
+		if (i)
+			fputc(',', out);
+		json_diff_page(out, mmc_snapshot_layout(a), &res->pages[i]);
 	}
 	fputs("],\"pgmap_diffs\":[", out);
 	for (size_t i = 0; i < res->npgmap_diffs; i++) {
@@ -544,163 +499,10 @@ static void json_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_
 	fputs("}\n", out);
 }
 
-/* Range failure text, e.g. "511 of 65536 pages differ". */
-static void range_failure(const struct mmc_diff_range *r, char *buf, size_t size)
-{
-	if ((r->a_index < 0 || r->b_index < 0) && r->unproven)
-		snprintf(buf, size, "range only in the %s image; discovery of the %s image stopped early",
-			 r->a_index < 0 ? "patched" : "base", r->a_index < 0 ? "base" : "patched");
-	else if (r->a_index < 0 || r->b_index < 0)
-		snprintf(buf, size, "range only in the %s image",
-			 r->a_index < 0 ? "patched" : "base");
-	else if (mmc_verdict_differs(r->verdict))
-		snprintf(buf, size, "%" PRIu64 " of %" PRIu64 " pages differ%s%s", r->differing,
-			 r->end_pfn - r->start_pfn, r->verdict == MMC_BEYOND_CLAIMS ? " beyond the claims" : "",
-			 r->vframes_differing ? ", vmemmap frames differ" : "");
-	else
-		snprintf(buf, size, "incomplete: %" PRIu64 " base and %" PRIu64 " patched pages unreadable",
-			 r->unreadable_a, r->unreadable_b);
-}
-
-static void ktap_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_snapshot *b,
-		      const struct mmc_diff_result *res)
-{
-	char sentence[1024], name[96], why[160];
-
-	mmc_report_diff_sentence(res, sentence, sizeof(sentence));
-	ktap_header(out, res->nranges + (res->claims ? res->claims->nclaims : 0));
-	fprintf(out, "# memmapcheck diff: %s\n", sentence);
-	for (size_t i = 0; i < res->npgmap_diffs; i++)
-		fprintf(out, "# pgmap: %s\n", res->pgmap_diffs[i]);
-	for (size_t i = 0; i < res->nranges; i++) {
-		const struct mmc_diff_range *r = &res->ranges[i];
-		const char *type = mmc_report_range_type(r->a_index >= 0 ? a : b,
-							 r->a_index >= 0 ? r->a_index : r->b_index);
-
-		range_name(name, sizeof(name), r->start_pfn, r->end_pfn, type);
-		if (r->verdict == MMC_IDENTICAL || r->verdict == MMC_AS_CLAIMED) {
-			mmc_report_claims_range_note(out, res, i, "# ");
-			fprintf(out, "ok %zu %s\n", i + 1, name);
-			continue;
-		}
-		range_failure(r, why, sizeof(why));
-		if (r->verdict == MMC_INCOMPLETE) {
-			fprintf(out, "ok %zu %s # SKIP %s\n", i + 1, name, why);
-			continue;
-		}
-		fprintf(out, "# %s: %s\n", name, why);
-		for (size_t f = 0; f < r->nfields && f < MMC_DIFF_MAX_FIELDS; f++)
-			fprintf(out, "# %s: %" PRIu64 " pages\n", r->fields[f].name, r->fields[f].pages);
-		for (size_t g = 0; g < res->ngroups; g++)
-			if (res->groups[g].range == i)
-				fprintf(out, "# pfn 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " pages): %s\n",
-					res->groups[g].first_pfn, res->groups[g].last_pfn,
-					res->groups[g].npages, res->groups[g].fields);
-		mmc_report_claims_range_note(out, res, i, "# ");
-		fprintf(out, "not ok %zu %s\n", i + 1, name);
-	}
-	mmc_report_claims_ktap(out, res, res->nranges + 1);
-}
-
-/* What the claims covered in range i, as XML text. */
-static void junit_claims_of_range(FILE *out, const struct mmc_diff_result *res, size_t i)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-
-	if (!m)
-		return;
-	mmc_report_claims_range_note(m, res, i, "");
-	fclose(m);
-	mmc_report_xml_string(out, text);
-	free(text);
-}
-
-static void junit_diff(FILE *out, const struct mmc_snapshot *a, const struct mmc_snapshot *b,
-		       const struct mmc_diff_result *res)
-{
-	size_t failures = 0, skipped = 0;
-	char name[96], why[160];
-
-	for (size_t i = 0; i < res->nranges; i++) {
-		if (mmc_verdict_differs(res->ranges[i].verdict))
-			failures++;
-		else if (res->ranges[i].verdict == MMC_INCOMPLETE)
-			skipped++;
-	}
-	mmc_report_claims_junit_counts(res, &failures, &skipped);
-	junit_open(out, "diff", res->nranges + (res->claims ? res->claims->nclaims : 0), failures,
-		   skipped);
-	for (size_t i = 0; i < res->nranges; i++) {
-		const struct mmc_diff_range *r = &res->ranges[i];
-		const char *type = mmc_report_range_type(r->a_index >= 0 ? a : b,
-							 r->a_index >= 0 ? r->a_index : r->b_index);
-
-		range_name(name, sizeof(name), r->start_pfn, r->end_pfn, type);
-		fputs("    <testcase classname=\"memmapcheck.diff\" name=\"", out);
-		mmc_report_xml_string(out, name);
-		if (r->verdict == MMC_IDENTICAL) {
-			fputs("\"/>\n", out);
-			continue;
-		}
-		fputs("\">\n", out);
-		if (r->verdict == MMC_AS_CLAIMED) {
-			fputs("      <system-out>", out);
-			junit_claims_of_range(out, res, i);
-			fputs("</system-out>\n    </testcase>\n", out);
-			continue;
-		}
-		range_failure(r, why, sizeof(why));
-		if (r->verdict == MMC_INCOMPLETE) {
-			fputs("      <skipped message=\"", out);
-			mmc_report_xml_string(out, why);
-			fputs("\"/>\n    </testcase>\n", out);
-			continue;
-		}
-		fputs("      <failure type=\"different\" message=\"", out);
-		mmc_report_xml_string(out, why);
-		fputs("\">", out);
-		for (size_t f = 0; f < r->nfields && f < MMC_DIFF_MAX_FIELDS; f++) {
-			mmc_report_xml_string(out, r->fields[f].name);
-			fprintf(out, ": %" PRIu64 " pages\n", r->fields[f].pages);
-		}
-		for (size_t g = 0; g < res->ngroups; g++)
-			if (res->groups[g].range == i) {
-				fprintf(out, "pfn 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " pages): ",
-					res->groups[g].first_pfn, res->groups[g].last_pfn,
-					res->groups[g].npages);
-				mmc_report_xml_string(out, res->groups[g].fields);
-				fputc('\n', out);
-			}
-		fputs("</failure>\n", out);
-		if (r->claimed || r->vframes_claimed) {
-			fputs("      <system-out>", out);
-			junit_claims_of_range(out, res, i);
-			fputs("</system-out>\n", out);
-		}
-		fputs("    </testcase>\n", out);
-	}
-	mmc_report_claims_junit(out, res);
-	junit_close(out);
-}
-
-void mmc_report_diff_other(FILE *out, const struct mmc_snapshot *a,
-			   const struct mmc_snapshot *b,
-			   const struct mmc_diff_result *res, enum mmc_format fmt)
-{
-	switch (fmt) {
-	case MMC_FMT_JSON: json_diff(out, a, b, res); break;
-	case MMC_FMT_KTAP: ktap_diff(out, a, b, res); break;
-	case MMC_FMT_JUNIT: junit_diff(out, a, b, res); break;
-	default: break;
-	}
-}
-
 /* ---- lint ---- */
 
-static void json_lint(FILE *out, const struct mmc_snapshot *snap,
-		      const struct mmc_lint_result *res)
+void mmc_report_lint_json(FILE *out, const struct mmc_snapshot *snap,
+			  const struct mmc_lint_result *res)
 {
 	static const struct { unsigned int gap; const char *name; } gaps[] = {
 		{ MMC_LINT_GAP_UNREAD, "unreadable pages" },
@@ -772,110 +574,4 @@ static void json_lint(FILE *out, const struct mmc_snapshot *snap,
 		fputc('}', out);
 	}
 	fputs("]}\n", out);
-}
-
-/* Violating pages and rule names of range r among the kept groups. */
-static uint64_t lint_range_pages(const struct mmc_lint_result *res, size_t r)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < res->nviolations; i++)
-		if (res->violations[i].range == r)
-			n += res->violations[i].npages;
-	return n;
-}
-
-static bool lint_range_only_unreadable(const struct mmc_lint_result *res, size_t r)
-{
-	for (size_t i = 0; i < res->nviolations; i++)
-		if (res->violations[i].range == r && strcmp(res->violations[i].rule, "unreadable"))
-			return false;
-	return true;
-}
-
-static void lint_ci(FILE *out, const struct mmc_snapshot *snap,
-		    const struct mmc_lint_result *res, enum mmc_format fmt)
-{
-	size_t nr = snap ? mmc_snapshot_nranges(snap) : 0, failures = 0, skipped = 0;
-	char sentence[1024], name[96];
-
-	mmc_report_lint_sentence(snap, res, sentence, sizeof(sentence));
-	for (size_t r = 0; r < nr; r++) {
-		if (!lint_range_pages(res, r))
-			continue;
-		if (lint_range_only_unreadable(res, r))
-			skipped++;
-		else
-			failures++;
-	}
-	if (fmt == MMC_FMT_KTAP) {
-		ktap_header(out, nr);
-		fprintf(out, "# memmapcheck lint: %s\n", sentence);
-	} else {
-		junit_open(out, "lint", nr, failures, skipped);
-	}
-	for (size_t r = 0; r < nr; r++) {
-		const struct mmc_srange *sr = mmc_snapshot_range(snap, r);
-		uint64_t bad = lint_range_pages(res, r);
-		bool only_unread = bad && lint_range_only_unreadable(res, r);
-
-		range_name(name, sizeof(name), sr->start_pfn, sr->end_pfn,
-			   mmc_report_range_type(snap, (int64_t)r));
-		if (fmt == MMC_FMT_KTAP) {
-			if (!bad) {
-				fprintf(out, "ok %zu %s\n", r + 1, name);
-				continue;
-			}
-			if (only_unread) {
-				fprintf(out, "ok %zu %s # SKIP %" PRIu64 " pages unreadable\n",
-					r + 1, name, bad);
-				continue;
-			}
-			for (size_t i = 0; i < res->nviolations; i++) {
-				const struct mmc_lint_violation *v = &res->violations[i];
-
-				if (v->range == r)
-					fprintf(out, "# %s: pfn 0x%" PRIx64 " (%" PRIu64 " pages): %s\n",
-						v->rule, v->pfn, v->npages, v->message);
-			}
-			fprintf(out, "not ok %zu %s\n", r + 1, name);
-			continue;
-		}
-		fputs("    <testcase classname=\"memmapcheck.lint\" name=\"", out);
-		mmc_report_xml_string(out, name);
-		if (!bad) {
-			fputs("\"/>\n", out);
-			continue;
-		}
-		fprintf(out, "\">\n      <%s message=\"%" PRIu64 " pages %s\"",
-			only_unread ? "skipped" : "failure", bad,
-			only_unread ? "unreadable" : "violate lint rules");
-		if (only_unread) {
-			fputs("/>\n    </testcase>\n", out);
-			continue;
-		}
-		fputs(" type=\"lint\">", out);
-		for (size_t i = 0; i < res->nviolations; i++) {
-			const struct mmc_lint_violation *v = &res->violations[i];
-
-			if (v->range != r)
-				continue;
-			mmc_report_xml_string(out, v->rule);
-			fprintf(out, ": pfn 0x%" PRIx64 " (%" PRIu64 " pages): ", v->pfn, v->npages);
-			mmc_report_xml_string(out, v->message);
-			fputc('\n', out);
-		}
-		fputs("</failure>\n    </testcase>\n", out);
-	}
-	if (fmt == MMC_FMT_JUNIT)
-		junit_close(out);
-}
-
-void mmc_report_lint_other(FILE *out, const struct mmc_snapshot *snap,
-			   const struct mmc_lint_result *res, enum mmc_format fmt)
-{
-	if (fmt == MMC_FMT_JSON)
-		json_lint(out, snap, res);
-	else
-		lint_ci(out, snap, res, fmt);
 }

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_int.h"
 #include "report_kcidb.h"
 
 static const char *const side_name[2] = { "base", "patched" };

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "report_int.h"
 
 static void text_hugetlb(FILE *out, const struct mmc_snapshot *snap)
 {

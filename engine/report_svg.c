@@ -14,7 +14,7 @@
 
 #include "outfile.h"
 #include "page_decode.h"
-#include "report.h"
+#include "report_int.h"
 #include "report_svg.h"
 
 #define PLOT_X		210	/* left edge of the plot; row labels before it */
