@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The snapshot's insides, shared by snapshot.c (building, reading) and
- * snapshot_compare.c (exact equality for tests).  Nothing else includes it.
+ * The snapshot's insides, shared by the snapshot*.c files that work on a
+ * snapshot in memory (building, the run codec, reading, pools, equality)
+ * and by the streaming file writer.  Nothing else includes it.
  */
 #ifndef MMC_SNAPSHOT_PRIV_H
 #define MMC_SNAPSHOT_PRIV_H
@@ -123,7 +124,7 @@ struct mmc_error *snap_stream_flush(struct mmc_snapshot *snap, bool final);
 struct mmc_error *snap_stream_range_end(struct mmc_snapshot *snap);
 void snap_stream_free(struct snap_stream *st);
 
-/* Runs <-> seq items (snapshot_read.c) */
+/* Runs <-> seq items (snapshot_codec.c) */
 void snap_run_item(const struct snap_run *run, struct seq_item *it);
 void snap_item_run(const struct seq_item *it, struct mmc_nrec *first,
 		   struct mmc_nrec *stride);
