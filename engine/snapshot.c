@@ -93,7 +93,8 @@ void mmc_snapshot_destroy(struct mmc_snapshot *snap)
 	free(snap->dax);
 	snap_pools_free(snap);
 	mmc_layout_destroy(snap->layout);
-	snap_stream_free(snap->stream);
+	if (snap->sink.ctx)
+		snap->sink.release(snap->sink.ctx);
 	free(snap);
 }
 
@@ -159,7 +160,13 @@ struct mmc_error *mmc_snapshot_begin_range(struct mmc_snapshot *snap,
 	seq_init(&r->vruns);
 	r->runs.end = range->start_pfn;
 	snap->building = true;
-	return snap->stream ? snap_stream_range_begin(snap) : NULL;
+	return snap->sink.ctx ? snap->sink.range_begin(snap->sink.ctx, snap) : NULL;
+}
+
+/* After an addition to the open range: the sink takes what is final. */
+static struct mmc_error *sink_added(struct mmc_snapshot *snap)
+{
+	return snap->sink.ctx ? snap->sink.added(snap->sink.ctx, snap) : NULL;
 }
 
 static struct snap_range *open_range(struct mmc_snapshot *snap)
@@ -365,8 +372,8 @@ struct mmc_error *mmc_snapshot_append(struct mmc_snapshot *snap,
 	err = push_run(r, rec, NULL, 1);
 	if (!err)
 		count_records(snap, rec->state, rec->reason, 1);
-	if (!err && snap->stream)
-		err = snap_stream_flush(snap, false);
+	if (!err)
+		err = sink_added(snap);
 	return err;
 }
 
@@ -436,8 +443,8 @@ struct mmc_error *mmc_snapshot_append_run(struct mmc_snapshot *snap,
 		err = push_run(r, first, stride, count);
 	if (!err)
 		count_records(snap, first->state, first->reason, count);
-	if (!err && snap->stream)
-		err = snap_stream_flush(snap, false);
+	if (!err)
+		err = sink_added(snap);
 	return err;
 }
 
@@ -524,8 +531,8 @@ struct mmc_error *mmc_snapshot_append_pattern(struct mmc_snapshot *snap, uint32_
 	r->nrecs += period * reps;
 	free(body);
 	free(dlin);
-	if (!err && snap->stream)
-		err = snap_stream_flush(snap, false);
+	if (!err)
+		err = sink_added(snap);
 	return err;
 }
 
@@ -642,7 +649,7 @@ struct mmc_error *mmc_snapshot_append_vframe_run(struct mmc_snapshot *snap,
 		return err;
 	fill_vrun(&r->vcur, r->nvframes, first, stride, count);
 	r->nvframes += count;
-	return snap->stream ? snap_stream_flush(snap, false) : NULL;
+	return sink_added(snap);
 }
 
 struct mmc_error *mmc_snapshot_append_vframe_pattern(struct mmc_snapshot *snap,
@@ -706,8 +713,8 @@ struct mmc_error *mmc_snapshot_append_vframe_pattern(struct mmc_snapshot *snap,
 	r->nvframes += period * reps;
 	free(body);
 	free(dlin);
-	if (!err && snap->stream)
-		err = snap_stream_flush(snap, false);
+	if (!err)
+		err = sink_added(snap);
 	return err;
 }
 
@@ -743,7 +750,7 @@ struct mmc_error *mmc_snapshot_end_range(struct mmc_snapshot *snap)
 					(unsigned long long)r->r.end_pfn,
 					(unsigned long long)r->nvframes,
 					(unsigned long long)want);
-	if (snap->stream && (err = snap_stream_range_end(snap)))
+	if (snap->sink.ctx && (err = snap->sink.range_end(snap->sink.ctx, snap)))
 		return err;
 	/* Release the growth slack: the snapshot lives on for a diff. */
 	seq_shrink(&r->runs);

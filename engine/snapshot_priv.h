@@ -63,6 +63,23 @@ struct snap_range {
 	uint64_t nvframes;
 };
 
+/*
+ * Where the builder sends what it builds, when something else must see it
+ * as it is built: the streaming file writer (snapshot_stream.c) installs
+ * one.  The builder calls range_begin after a range begins, added after
+ * every addition to the open range (the sink takes the patterns that can
+ * no longer grow, seq_nfinal()), range_end once the range is complete,
+ * and release when the snapshot is destroyed with the sink still
+ * installed.  The builder knows nothing of what is behind it.
+ */
+struct snap_sink {
+	struct mmc_error *(*range_begin)(void *ctx, struct mmc_snapshot *snap);
+	struct mmc_error *(*added)(void *ctx, struct mmc_snapshot *snap);
+	struct mmc_error *(*range_end)(void *ctx, struct mmc_snapshot *snap);
+	void (*release)(void *ctx);
+	void *ctx;		/* NULL: no sink */
+};
+
 struct mmc_snapshot {
 	struct mmc_snapshot_info info;
 	struct mmc_layout *layout;	/* owned copy, may be NULL */
@@ -97,9 +114,9 @@ struct mmc_snapshot {
 	char plug_why[MMC_SNAPSHOT_TEXT_MAX];
 	struct mmc_smemblock *blocks;
 	size_t nblocks;
-	/* written to a file as built (snapshot_stream.c); once finished,
-	 * the runs are gone */
-	struct snap_stream *stream;
+	/* where closed patterns go as they are built (none: they stay);
+	 * once streamed to a file, the runs are gone */
+	struct snap_sink sink;
 	bool streamed;
 };
 
@@ -115,14 +132,6 @@ void snap_pools_free(struct mmc_snapshot *snap);
 /* May a range of this kind name this owner? NULL if so. */
 struct mmc_error *snap_pools_check_owner(const struct mmc_snapshot *snap,
 					 const struct mmc_srange *range);
-
-/* Streaming (snapshot_stream.c): the open range begins, closed patterns
- * go out (all of them when final), the open range ends. */
-struct snap_stream;
-struct mmc_error *snap_stream_range_begin(struct mmc_snapshot *snap);
-struct mmc_error *snap_stream_flush(struct mmc_snapshot *snap, bool final);
-struct mmc_error *snap_stream_range_end(struct mmc_snapshot *snap);
-void snap_stream_free(struct snap_stream *st);
 
 /* Runs <-> seq items (snapshot_codec.c) */
 void snap_run_item(const struct snap_run *run, struct seq_item *it);
