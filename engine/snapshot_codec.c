@@ -7,12 +7,41 @@
  * from one repetition to the next) are per slot the first value and raw.
  * A vframe run's shape words are kind | reason | prot | prot_known | leaf
  * and its three strides; its linear words its first share_back, dev_off
- * and paddr.  The builder (snapshot.c) encodes, the in-memory reader
- * decodes.
+ * and paddr.  A pattern's per-repetition deltas are words for the linear
+ * words, in their order.  The builder (snapshot.c) encodes, the in-memory
+ * reader decodes; both reach the two kinds of runs through one table per
+ * kind (struct snap_run_kind), so a pattern path is written once.
  */
 #include <string.h>
 
 #include "snapshot_priv.h"
+
+/* ---- page runs ---- */
+
+void snap_run_set(struct snap_run *run, uint64_t start, uint64_t count,
+		  const struct mmc_nrec *first, const struct mmc_nrec *stride)
+{
+	unsigned int i;
+
+	memset(run, 0, sizeof(*run));
+	run->start = start;
+	run->count = count;
+	run->state = first->state;
+	run->role = first->role;
+	run->nslots = first->nslots;
+	run->reason = first->reason;
+	for (i = 0; i < first->nslots; i++) {
+		struct snap_slot *sl = &run->slot[i];
+
+		sl->v = first->slot[i].v;
+		sl->raw = first->slot[i].raw;
+		sl->off = first->slot[i].off;
+		sl->cls = first->slot[i].cls;
+		sl->region = first->slot[i].region;
+		sl->dv = stride ? stride->slot[i].v : 0;
+		sl->draw = stride ? stride->slot[i].raw : 0;
+	}
+}
 
 void snap_run_item(const struct snap_run *run, struct seq_item *it)
 {
@@ -35,8 +64,8 @@ void snap_run_item(const struct snap_run *run, struct seq_item *it)
 	}
 }
 
-void snap_item_run(const struct seq_item *it, struct mmc_nrec *first,
-		   struct mmc_nrec *stride)
+static void item_run(const struct seq_item *it, struct mmc_nrec *first,
+		     struct mmc_nrec *stride)
 {
 	unsigned int k, ns = it->nshape, nslots = (uint8_t)(it->w[0] >> 16);
 
@@ -73,6 +102,29 @@ void snap_item_run(const struct seq_item *it, struct mmc_nrec *first,
 	}
 }
 
+/* ---- vframe runs ---- */
+
+void snap_vrun_set(struct snap_vrun *v, uint64_t start, uint64_t count,
+		   const struct mmc_vframe *first, const struct mmc_vframe *stride)
+{
+	memset(v, 0, sizeof(*v));
+	v->start = start;
+	v->count = count;
+	v->kind = first->kind;
+	v->reason = first->reason;
+	v->prot = first->prot;
+	v->prot_known = first->prot_known;
+	v->leaf = first->leaf;
+	v->share_back = first->share_back;
+	v->dev_off = first->dev_off;
+	v->paddr = first->paddr;
+	if (stride) {
+		v->d_share = stride->share_back;
+		v->d_dev = stride->dev_off;
+		v->d_paddr = stride->paddr;
+	}
+}
+
 void snap_vrun_item(const struct snap_vrun *v, struct seq_item *it)
 {
 	it->start = v->start;
@@ -99,8 +151,8 @@ static void vrun_shape(uint64_t w, struct mmc_vframe *vf)
 	vf->leaf = (uint8_t)(w >> 32);
 }
 
-void snap_item_vrun(const struct seq_item *it, struct mmc_vframe *first,
-		    struct mmc_vframe *stride)
+static void item_vrun(const struct seq_item *it, struct mmc_vframe *first,
+		      struct mmc_vframe *stride)
 {
 	if (first) {
 		memset(first, 0, sizeof(*first));
@@ -117,3 +169,90 @@ void snap_item_vrun(const struct seq_item *it, struct mmc_vframe *first,
 		stride->paddr = it->w[3];
 	}
 }
+
+/* ---- the two kinds, through one table ---- */
+
+static void page_encode(uint64_t start, uint64_t count, const void *first,
+			const void *stride, struct seq_item *it)
+{
+	struct snap_run run;
+
+	snap_run_set(&run, start, count, first, stride);
+	snap_run_item(&run, it);
+}
+
+static void page_encode_delta(const void *delta, uint64_t dlin[SEQ_MAX_WORDS])
+{
+	const struct mmc_nrec *d = delta;
+
+	memset(dlin, 0, SEQ_MAX_WORDS * sizeof(*dlin));
+	for (unsigned int k = 0; k < d->nslots && k < MMC_MAX_SLOTS; k++) {
+		dlin[2 * k] = (uint64_t)d->slot[k].v;
+		dlin[2 * k + 1] = d->slot[k].raw;
+	}
+}
+
+static void page_decode(const struct seq_item *it, void *first, void *stride)
+{
+	item_run(it, first, stride);
+}
+
+/* A delta has the stride's shape (classes, regions) and the deltas' values. */
+static void page_decode_delta(const struct seq_item *it,
+			      const uint64_t dlin[SEQ_MAX_WORDS], void *delta)
+{
+	struct mmc_nrec *d = delta;
+
+	item_run(it, NULL, d);
+	for (unsigned int k = 0; k < d->nslots; k++) {
+		d->slot[k].v = (int64_t)dlin[2 * k];
+		d->slot[k].raw = dlin[2 * k + 1];
+	}
+}
+
+const struct snap_run_kind snap_page_runs = {
+	.elem = sizeof(struct mmc_nrec),
+	.encode = page_encode, .encode_delta = page_encode_delta,
+	.decode = page_decode, .decode_delta = page_decode_delta,
+};
+
+static void vframe_encode(uint64_t start, uint64_t count, const void *first,
+			  const void *stride, struct seq_item *it)
+{
+	struct snap_vrun v;
+
+	snap_vrun_set(&v, start, count, first, stride);
+	snap_vrun_item(&v, it);
+}
+
+static void vframe_encode_delta(const void *delta, uint64_t dlin[SEQ_MAX_WORDS])
+{
+	const struct mmc_vframe *d = delta;
+
+	memset(dlin, 0, SEQ_MAX_WORDS * sizeof(*dlin));
+	dlin[0] = (uint64_t)d->share_back;
+	dlin[1] = (uint64_t)d->dev_off;
+	dlin[2] = d->paddr;
+}
+
+static void vframe_decode(const struct seq_item *it, void *first, void *stride)
+{
+	item_vrun(it, first, stride);
+}
+
+static void vframe_decode_delta(const struct seq_item *it,
+				const uint64_t dlin[SEQ_MAX_WORDS], void *delta)
+{
+	struct mmc_vframe *d = delta;
+
+	item_vrun(it, NULL, d);
+	d->share_back = (int64_t)dlin[0];
+	d->dev_off = (int64_t)dlin[1];
+	d->paddr = dlin[2];
+}
+
+const struct snap_run_kind snap_vframe_runs = {
+	.elem = sizeof(struct mmc_vframe),
+	.encode = vframe_encode, .encode_delta = vframe_encode_delta,
+	.decode = vframe_decode, .decode_delta = vframe_decode_delta,
+};

@@ -133,12 +133,35 @@ void snap_pools_free(struct mmc_snapshot *snap);
 struct mmc_error *snap_pools_check_owner(const struct mmc_snapshot *snap,
 					 const struct mmc_srange *range);
 
-/* Runs <-> seq items (snapshot_codec.c) */
+/*
+ * Runs <-> seq items (snapshot_codec.c).  The builder's open run of
+ * `count` from first and stride (NULL: zero) at `start`: snap_*run_set();
+ * the item it closes into: snap_*run_item().
+ */
+void snap_run_set(struct snap_run *run, uint64_t start, uint64_t count,
+		  const struct mmc_nrec *first, const struct mmc_nrec *stride);
 void snap_run_item(const struct snap_run *run, struct seq_item *it);
-void snap_item_run(const struct seq_item *it, struct mmc_nrec *first,
-		   struct mmc_nrec *stride);
+void snap_vrun_set(struct snap_vrun *v, uint64_t start, uint64_t count,
+		   const struct mmc_vframe *first, const struct mmc_vframe *stride);
 void snap_vrun_item(const struct snap_vrun *v, struct seq_item *it);
-void snap_item_vrun(const struct seq_item *it, struct mmc_vframe *first,
-		    struct mmc_vframe *stride);
+
+/*
+ * The same for either kind of run, for the paths that treat page runs and
+ * vframe runs alike (patterns): first, stride and delta point to a
+ * struct mmc_nrec (snap_page_runs) or a struct mmc_vframe
+ * (snap_vframe_runs), arrays of them step by elem bytes.  A delta is a
+ * pattern's per-repetition move of a body run's first record; its words
+ * (dlin) are seq_push_pattern()'s and seq_body()'s.
+ */
+struct snap_run_kind {
+	size_t elem;
+	void (*encode)(uint64_t start, uint64_t count, const void *first,
+		       const void *stride, struct seq_item *it);
+	void (*encode_delta)(const void *delta, uint64_t dlin[SEQ_MAX_WORDS]);
+	void (*decode)(const struct seq_item *it, void *first, void *stride);
+	void (*decode_delta)(const struct seq_item *it,
+			     const uint64_t dlin[SEQ_MAX_WORDS], void *delta);
+};
+extern const struct snap_run_kind snap_page_runs, snap_vframe_runs;
 
 #endif

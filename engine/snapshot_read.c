@@ -191,18 +191,27 @@ size_t mmc_snapshot_range_nruns(const struct mmc_snapshot *snap, size_t range)
 	       (size_t)seq_nvirt(&snap->ranges[range].runs) : 0;
 }
 
+/* Virtual run `run` of s, of kind k: where it starts, its count, first
+ * and stride (any may be NULL). */
+static void seq_run(const struct seq *s, const struct snap_run_kind *k, size_t run,
+		    uint64_t *start, uint64_t *count, void *first, void *stride)
+{
+	struct seq_item it;
+
+	seq_get(s, run, &it);
+	if (start)
+		*start = it.start;
+	if (count)
+		*count = it.count;
+	k->decode(&it, first, stride);
+}
+
 void mmc_snapshot_range_run(const struct mmc_snapshot *snap, size_t range,
 			    size_t run, uint64_t *first_pfn, uint64_t *count,
 			    struct mmc_nrec *first, struct mmc_nrec *stride)
 {
-	struct seq_item it;
-
-	seq_get(&snap->ranges[range].runs, run, &it);
-	if (first_pfn)
-		*first_pfn = it.start;
-	if (count)
-		*count = it.count;
-	snap_item_run(&it, first, stride);
+	seq_run(&snap->ranges[range].runs, &snap_page_runs, run, first_pfn, count,
+		first, stride);
 }
 
 size_t mmc_snapshot_range_nvframes(const struct mmc_snapshot *snap, size_t range)
@@ -221,14 +230,8 @@ void mmc_snapshot_range_vframe_run(const struct mmc_snapshot *snap, size_t range
 				   uint64_t *count, struct mmc_vframe *first,
 				   struct mmc_vframe *stride)
 {
-	struct seq_item it;
-
-	seq_get(&snap->ranges[range].vruns, run, &it);
-	if (first_index)
-		*first_index = it.start;
-	if (count)
-		*count = it.count;
-	snap_item_vrun(&it, first, stride);
+	seq_run(&snap->ranges[range].vruns, &snap_vframe_runs, run, first_index, count,
+		first, stride);
 }
 
 void mmc_snapshot_range_vframe(const struct mmc_snapshot *snap, size_t range,
@@ -236,17 +239,16 @@ void mmc_snapshot_range_vframe(const struct mmc_snapshot *snap, size_t range,
 {
 	const struct snap_range *r = &snap->ranges[range];
 	struct mmc_vframe first, stride;
-	struct seq_item it;
-	uint64_t k;
+	uint64_t start, k;
 
 	memset(vf, 0, sizeof(*vf));
 	if (i >= r->nvframes || !seq_nvirt(&r->vruns) || snap->streamed) {
 		vf->kind = MMC_VF_UNREADABLE;
 		return;
 	}
-	seq_get(&r->vruns, seq_find(&r->vruns, i), &it);
-	snap_item_vrun(&it, &first, &stride);
-	k = i - it.start;
+	seq_run(&r->vruns, &snap_vframe_runs, seq_find(&r->vruns, i), &start, NULL,
+		&first, &stride);
+	k = i - start;
 	*vf = first;
 	vf->share_back = lin(first.share_back, stride.share_back, k);
 	vf->dev_off = lin(first.dev_off, stride.dev_off, k);
@@ -277,26 +279,29 @@ void mmc_snapshot_range_pattern(const struct mmc_snapshot *snap, size_t range, s
 	pattern_of(&snap->ranges[range].runs, i, p);
 }
 
+/* Body run b of segment i of s, of kind k (any output may be NULL). */
+static void seq_pattern_run(const struct seq *s, const struct snap_run_kind *k,
+			    size_t i, uint32_t b, uint64_t *count, void *first,
+			    void *stride, void *rep_delta)
+{
+	uint64_t dlin[SEQ_MAX_WORDS];
+	struct seq_item it;
+
+	seq_body(s, i, b, &it, dlin);
+	if (count)
+		*count = it.count;
+	k->decode(&it, first, stride);
+	if (rep_delta)
+		k->decode_delta(&it, dlin, rep_delta);
+}
+
 void mmc_snapshot_range_pattern_run(const struct mmc_snapshot *snap, size_t range,
 				    size_t i, uint32_t b, uint64_t *count,
 				    struct mmc_nrec *first, struct mmc_nrec *stride,
 				    struct mmc_nrec *rep_delta)
 {
-	uint64_t dlin[SEQ_MAX_WORDS];
-	struct seq_item it;
-
-	seq_body(&snap->ranges[range].runs, i, b, &it, dlin);
-	if (count)
-		*count = it.count;
-	snap_item_run(&it, first, rep_delta);
-	if (stride)
-		snap_item_run(&it, NULL, stride);
-	if (rep_delta) {
-		for (unsigned int k = 0; k < rep_delta->nslots; k++) {
-			rep_delta->slot[k].v = (int64_t)dlin[2 * k];
-			rep_delta->slot[k].raw = dlin[2 * k + 1];
-		}
-	}
+	seq_pattern_run(&snap->ranges[range].runs, &snap_page_runs, i, b, count, first,
+			stride, rep_delta);
 }
 
 size_t mmc_snapshot_range_nvframe_patterns(const struct mmc_snapshot *snap, size_t range)
@@ -316,17 +321,6 @@ void mmc_snapshot_range_vframe_pattern_run(const struct mmc_snapshot *snap, size
 					   struct mmc_vframe *stride,
 					   struct mmc_vframe *rep_delta)
 {
-	uint64_t dlin[SEQ_MAX_WORDS];
-	struct seq_item it;
-
-	seq_body(&snap->ranges[range].vruns, i, b, &it, dlin);
-	if (count)
-		*count = it.count;
-	snap_item_vrun(&it, first, stride);
-	if (rep_delta) {
-		snap_item_vrun(&it, NULL, rep_delta);
-		rep_delta->share_back = (int64_t)dlin[0];
-		rep_delta->dev_off = (int64_t)dlin[1];
-		rep_delta->paddr = dlin[2];
-	}
+	seq_pattern_run(&snap->ranges[range].vruns, &snap_vframe_runs, i, b, count,
+			first, stride, rep_delta);
 }

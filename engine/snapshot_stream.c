@@ -162,6 +162,23 @@ static struct mmc_error *stream_range_begin(void *ctx, struct mmc_snapshot *snap
 	return st->out.failed ? failed(st) : NULL;
 }
 
+/* The patterns of seq s (range ri's page or vframe runs, emitted by
+ * emit_patterns) that can no longer grow go to e once a batch is due, or
+ * all of them when final.  Returns how many went. */
+static size_t flush_seq(struct emit *e, struct mmc_snapshot *snap, size_t ri,
+			struct seq *s, bool final,
+			void (*emit_patterns)(struct emit *, const struct mmc_snapshot *,
+					      size_t, size_t, size_t))
+{
+	size_t n = seq_nfinal(s, final);
+
+	if (!final && n < STREAM_BATCH && !(n && s->npool > STREAM_WORDS))
+		return 0;
+	emit_patterns(e, snap, ri, 0, n);
+	seq_drop(s, n);
+	return n;
+}
+
 /* The open range's patterns that can no longer grow (all when final)
  * go out, in batches. */
 static struct mmc_error *stream_flush(struct snap_stream *st, struct mmc_snapshot *snap,
@@ -169,18 +186,9 @@ static struct mmc_error *stream_flush(struct snap_stream *st, struct mmc_snapsho
 {
 	size_t ri = snap->nranges - 1;
 	struct snap_range *r = &snap->ranges[ri];
-	size_t n = seq_nfinal(&r->runs, final), nv = seq_nfinal(&r->vruns, final);
 
-	if (final || n >= STREAM_BATCH || (n && r->runs.npool > STREAM_WORDS)) {
-		emit_page_patterns(&st->out, snap, ri, 0, n);
-		seq_drop(&r->runs, n);
-		st->npat += n;
-	}
-	if (final || nv >= STREAM_BATCH || (nv && r->vruns.npool > STREAM_WORDS)) {
-		emit_vframe_patterns(&st->vbuf, snap, ri, 0, nv);
-		seq_drop(&r->vruns, nv);
-		st->nvpat += nv;
-	}
+	st->npat += flush_seq(&st->out, snap, ri, &r->runs, final, emit_page_patterns);
+	st->nvpat += flush_seq(&st->vbuf, snap, ri, &r->vruns, final, emit_vframe_patterns);
 	if (st->vbuf.failed)
 		return mmc_error_nomem();
 	return st->out.failed ? failed(st) : NULL;
