@@ -6,8 +6,9 @@
  * first + count * stride (the stride is fixed by a run's second record).
  * Closed runs go to the range's seqs, which fold repeated groups of runs
  * into patterns (snapshot_seq.h): memory is O(patterns + unrepeated runs).
- * Reading: snapshot_read.c; the run codec: snapshot_codec.c; files:
- * snapshot_file.c, snapshot_write.c.
+ * Reading: snapshot_mem.c; the run codec: snapshot_codec.c.  All of that is
+ * in memory: files are snapshot_file_*.c, which the builder reaches only
+ * through its sink (snapshot_priv.h).
  */
 #include "mmc_util.h"
 #include "snapshot.h"

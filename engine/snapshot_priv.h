@@ -65,7 +65,7 @@ struct snap_range {
 
 /*
  * Where the builder sends what it builds, when something else must see it
- * as it is built: the streaming file writer (snapshot_stream.c) installs
+ * as it is built: the streaming file writer (snapshot_file_stream.c) installs
  * one.  The builder calls range_begin after a range begins, added after
  * every addition to the open range (the sink takes the patterns that can
  * no longer grow, seq_nfinal()), range_end once the range is complete,

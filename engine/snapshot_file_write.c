@@ -12,8 +12,8 @@
 
 #include "outfile.h"
 #include "mmc_util.h"
-#include "snapshot_format.h"
-#include "snapshot_emit.h"
+#include "snapshot_file_format.h"
+#include "snapshot_file_emit.h"
 
 /* ---- writing ---- */
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Snapshot files, the reader's primitives (snapshot_rd.h): bytes through a
- * window, bounded little-endian fields and strings, sections, errors that
- * name the file and the byte offset.
+ * Snapshot files, the reader's cursor and primitives
+ * (snapshot_file_cursor.h): bytes through a window, bounded little-endian
+ * fields and strings, sections, errors that name the file and the byte
+ * offset.
  */
-#include "snapshot_rd.h"
+#include "snapshot_file_cursor.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -12,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "snapshot_format.h"
+#include "snapshot_file_format.h"
 
 struct mmc_error *rd_bad(struct rd *r, uint64_t off, const char *fmt, ...)
 {

@@ -17,8 +17,8 @@
 #include <sys/types.h>
 
 #include "mmc_util.h"
-#include "snapshot_emit.h"
-#include "snapshot_format.h"
+#include "snapshot_file_emit.h"
+#include "snapshot_file_format.h"
 #include "snapshot_priv.h"
 
 #define STREAM_BATCH 256	/* patterns written at a time, at most */

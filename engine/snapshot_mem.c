@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Snapshot, reading: the runs a range's seqs hold (snapshot_seq.h), as
- * runs ("virtual" runs: every repetition of every pattern, exactly the
- * runs the builder closed), as patterns, record by record (cursor) and by
- * pfn.  Building: snapshot.c.
+ * Snapshot in memory, reading: the runs a range's seqs hold
+ * (snapshot_seq.h), as runs ("virtual" runs: every repetition of every
+ * pattern, exactly the runs the builder closed), as patterns, record by
+ * record (cursor) and by pfn.  Building: snapshot.c; snapshot files are
+ * snapshot_file_*.c.
  */
 #include "snapshot.h"
 #include "snapshot_priv.h"

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The snapshot file reader's cursor and primitives, shared by
- * snapshot_file.c (the sections up to version 4) and snapshot_file_pools.c
- * (version 5's HugeTLB and hot-plug sections).  Private to the reader.
+ * snapshot_file_read.c (the sections up to version 4) and
+ * snapshot_file_read_pools.c (version 5's HugeTLB and hot-plug sections).
+ * Private to the reader.
  * Every primitive does nothing once r->err is set; the first error wins.
  */
-#ifndef MMC_SNAPSHOT_RD_H
-#define MMC_SNAPSHOT_RD_H
+#ifndef MMC_SNAPSHOT_FILE_CURSOR_H
+#define MMC_SNAPSHOT_FILE_CURSOR_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,7 +50,7 @@ void rd_section_done(struct rd *r, const char tag[4]);
 /* err (consumed) as the file's error at off. */
 struct mmc_error *rd_wrap(struct rd *r, uint64_t off, struct mmc_error *err);
 
-/* snapshot_file_pools.c: the HUGE and HPLG sections (version 5; an older
+/* snapshot_file_read_pools.c: the HUGE and HPLG sections (version 5; an older
  * file's snapshot says why it has none) */
 void rd_parse_pools(struct rd *r, uint64_t file_end, struct mmc_snapshot *snap);
 

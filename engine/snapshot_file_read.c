@@ -4,14 +4,14 @@
  * versioned, tagged sections, FNV-1a 64 trailer.  The loader reads the
  * whole file, checks size, magic, version and checksum, then parses every
  * section with bounds checks: every error names the file and the byte
- * offset.  Writing: snapshot_write.c.
+ * offset.  Writing: snapshot_file_write.c.
  */
 #include "outfile.h"
 #include "snapshot.h"
 
 #include "mmc_util.h"
-#include "snapshot_format.h"
-#include "snapshot_rd.h"
+#include "snapshot_file_format.h"
+#include "snapshot_file_cursor.h"
 
 #include <errno.h>
 #include <fcntl.h>
