@@ -631,6 +631,23 @@ static void parse_discovery(struct rd *r, struct mmc_snapshot *snap)
 		parse_dax(r, snap);
 }
 
+bool mmc_is_snapshot_file(const char *path)
+{
+	char magic[8] = { 0 };
+	struct mmc_error *err;
+	bool yes;
+	int fd;
+
+	err = mmc_infile_open(path, &fd);
+	if (err) {
+		mmc_error_destroy(err);
+		return false;
+	}
+	yes = pread(fd, magic, 7, 0) == 7 && !memcmp(magic, MMC_SNAPSHOT_MAGIC, 7);
+	close(fd);
+	return yes;
+}
+
 static struct mmc_error *parse(struct rd *r, struct mmc_snapshot **out);
 
 /* The file through a window: memory O(window + snapshot), not O(file). */
