@@ -704,146 +704,172 @@ struct mmc_error *mmc_snapshot_load_buffer(const uint8_t *buf, size_t size,
 	return parse(&r, out);
 }
 
-static struct mmc_error *parse(struct rd *r_, struct mmc_snapshot **out)
+/* The header (magic, version, flags, size) and the trailer's checksum;
+ * leaves r at the first section. */
+static void parse_head(struct rd *r, uint64_t body)
 {
-	struct rd r = *r_;
-	uint64_t size = r.size;
-	const uint8_t *hdr;
-	char *ltext = NULL;
-	struct mmc_snapshot *snap = NULL;
-	struct mmc_snapshot_info info;
-	struct mmc_layout *layout = NULL;
-	struct mmc_geom geom;
-	uint64_t body, declared, stored, end, lat, llen;
+	const uint8_t *hdr = rd_bytes(r, 0, HDR_SIZE);
+	uint64_t declared, stored;
 	uint32_t version;
+
+	if (!hdr)
+		return;
+	if (memcmp(hdr, MMC_SNAPSHOT_MAGIC, 8) != 0) {
+		rd_bad(r, 0, "bad magic: not a memmapcheck snapshot");
+		return;
+	}
+	r->pos = 8;
+	version = get_u32(r, "version");
+	if (version < 1 || version > MMC_SNAPSHOT_VERSION) {
+		rd_bad(r, 8, "unsupported version %u (this build reads 1 to %d)", version,
+		    MMC_SNAPSHOT_VERSION);
+		return;
+	}
+	r->version = version;
+	if (get_u32(r, "flags") != 0) {
+		rd_bad(r, 12, "unknown flags");
+		return;
+	}
+	declared = get_u64(r, "file size");
+	if (declared != r->size) {
+		rd_bad(r, 16, "header says %llu bytes, the file has %llu (truncated or appended to)",
+		    (unsigned long long)declared, (unsigned long long)r->size);
+		return;
+	}
+	r->pos = body;
+	stored = get_u64(r, "checksum");
+	if (stored != checksum(r, body) && !r->err) {
+		rd_bad(r, body, "checksum mismatch: file is corrupt");
+		return;
+	}
+	r->pos = HDR_SIZE;
+}
+
+static void parse_info(struct rd *r, uint64_t body, struct mmc_snapshot_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	rd_section(r, body, SNAP_TAG_INFO);
+	rd_get_str(r, info->release, sizeof(info->release), "release");
+	rd_get_str(r, info->build_id, sizeof(info->build_id), "build-id");
+	info->layout_fingerprint = get_u64(r, "layout fingerprint");
+	rd_get_str(r, info->dump, sizeof(info->dump), "dump");
+	rd_get_str(r, info->layout_source, sizeof(info->layout_source), "layout source");
+	rd_get_str(r, info->created_by, sizeof(info->created_by), "created by");
+	rd_section_done(r, SNAP_TAG_INFO);
+}
+
+/* The layout text at [at, at + len): in place, or copied out through the
+ * window.  A read error is r->err (and NULL returned). */
+static struct mmc_error *layout_text(struct rd *r, uint64_t at, uint64_t len,
+				     struct mmc_layout **layout)
+{
+	struct mmc_error *err = NULL;
+	char *text;
+
+	if (r->p)
+		return mmc_layout_parse_text((const char *)r->p + at, len, r->path, layout);
+	if (!(text = malloc(len)))
+		return mmc_error_nomem();
+	for (uint64_t k = 0; k < len && !r->err; k += WIN_SIZE) {
+		uint64_t n = len - k < WIN_SIZE ? len - k : WIN_SIZE;
+		const uint8_t *b = rd_bytes(r, at + k, n);
+
+		if (b)
+			memcpy(text + k, b, n);
+	}
+	if (!r->err)
+		err = mmc_layout_parse_text(text, len, r->path, layout);
+	free(text);
+	return err;
+}
+
+/* The LAYT section: the embedded layout (none when empty), which must be
+ * the one INFO's fingerprint names. */
+static struct mmc_layout *parse_layout(struct rd *r, uint64_t body, uint64_t fingerprint)
+{
+	uint64_t end = rd_section(r, body, SNAP_TAG_LAYOUT), at = r->pos;
+	struct mmc_layout *layout = NULL;
 	struct mmc_error *err;
 
+	if (r->err || end == at)
+		return NULL;
+	err = layout_text(r, at, end - at, &layout);
+	if (err) {
+		rd_bad(r, at, "embedded layout: %s", err->message);
+		mmc_error_destroy(err);
+	} else if (!r->err && mmc_layout_fingerprint(layout) != fingerprint) {
+		rd_bad(r, at, "embedded layout fingerprint %016llx, info says %016llx",
+		    (unsigned long long)mmc_layout_fingerprint(layout),
+		    (unsigned long long)fingerprint);
+	}
+	if (r->err) {
+		mmc_layout_destroy(layout);
+		return NULL;
+	}
+	r->pos = end;
+	return layout;
+}
+
+/* The sections after GEOM, into the snapshot they made. */
+static void parse_sections(struct rd *r, uint64_t body, struct mmc_snapshot *snap)
+{
+	rd_section(r, body, SNAP_TAG_PGMAPS);
+	parse_pgmaps(r, snap);
+	rd_section_done(r, SNAP_TAG_PGMAPS);
+	rd_parse_pools(r, body, snap);
+	if (r->err)
+		return;
+
+	rd_section(r, body, SNAP_TAG_RANGES);
+	parse_ranges(r, snap);
+	rd_section_done(r, SNAP_TAG_RANGES);
+	if (!r->err && r->version >= 2) {
+		rd_section(r, body, SNAP_TAG_DISCOVERY);
+		parse_discovery(r, snap);
+		rd_section_done(r, SNAP_TAG_DISCOVERY);
+	} else if (!r->err) {
+		parse_dax(r, snap);
+	}
+	if (!r->err && r->pos != body)
+		rd_bad(r, r->pos, "%llu bytes after the last section",
+		    (unsigned long long)(body - r->pos));
+}
+
+static struct mmc_error *parse(struct rd *r, struct mmc_snapshot **out)
+{
+	struct mmc_snapshot *snap = NULL;
+	struct mmc_layout *layout = NULL;
+	struct mmc_snapshot_info info;
+	struct mmc_geom geom;
+	uint64_t body;
+
 	*out = NULL;
-	if (size < HDR_SIZE + TRAILER)
-		return mmc_error_create(MMC_ERR_INPUT, r.path,
+	if (r->size < HDR_SIZE + TRAILER)
+		return mmc_error_create(MMC_ERR_INPUT, r->path,
 					"byte offset %llu: truncated: %llu bytes, a snapshot has at least %d",
-					(unsigned long long)size, (unsigned long long)size,
+					(unsigned long long)r->size, (unsigned long long)r->size,
 					HDR_SIZE + TRAILER);
-	r.end = size;
-	body = size - TRAILER;
-	if (!(hdr = rd_bytes(&r, 0, HDR_SIZE)))
-		goto out;
-	if (memcmp(hdr, MMC_SNAPSHOT_MAGIC, 8) != 0) {
-		rd_bad(&r, 0, "bad magic: not a memmapcheck snapshot");
-		goto out;
+	r->end = r->size;
+	body = r->size - TRAILER;
+	parse_head(r, body);
+	if (!r->err)
+		parse_info(r, body, &info);
+	if (!r->err)
+		layout = parse_layout(r, body, info.layout_fingerprint);
+	if (!r->err) {
+		rd_section(r, body, SNAP_TAG_GEOM);
+		parse_geom(r, &geom);
+		rd_section_done(r, SNAP_TAG_GEOM);
 	}
-	r.pos = 8;
-	version = get_u32(&r, "version");
-	if (version < 1 || version > MMC_SNAPSHOT_VERSION) {
-		rd_bad(&r, 8, "unsupported version %u (this build reads 1 to %d)", version,
-		    MMC_SNAPSHOT_VERSION);
-		goto out;
+	if (!r->err && !rd_wrap(r, HDR_SIZE, mmc_snapshot_create(layout, &geom, info.dump,
+								 info.created_by, &snap))) {
+		mmc_snapshot_set_info(snap, &info);
+		parse_sections(r, body, snap);
 	}
-	r.version = version;
-	if (get_u32(&r, "flags") != 0) {
-		rd_bad(&r, 12, "unknown flags");
-		goto out;
-	}
-	declared = get_u64(&r, "file size");
-	if (declared != size) {
-		rd_bad(&r, 16, "header says %llu bytes, the file has %llu (truncated or appended to)",
-		    (unsigned long long)declared, (unsigned long long)size);
-		goto out;
-	}
-	r.pos = body;
-	stored = get_u64(&r, "checksum");
-	if (stored != checksum(&r, body) && !r.err) {
-		rd_bad(&r, body, "checksum mismatch: file is corrupt");
-		goto out;
-	}
-	r.pos = HDR_SIZE;
-
-	memset(&info, 0, sizeof(info));
-	end = rd_section(&r, body, SNAP_TAG_INFO);
-	rd_get_str(&r, info.release, sizeof(info.release), "release");
-	rd_get_str(&r, info.build_id, sizeof(info.build_id), "build-id");
-	info.layout_fingerprint = get_u64(&r, "layout fingerprint");
-	rd_get_str(&r, info.dump, sizeof(info.dump), "dump");
-	rd_get_str(&r, info.layout_source, sizeof(info.layout_source), "layout source");
-	rd_get_str(&r, info.created_by, sizeof(info.created_by), "created by");
-	rd_section_done(&r, SNAP_TAG_INFO);
-	if (r.err)
-		goto out;
-	(void)end;
-
-	end = rd_section(&r, body, SNAP_TAG_LAYOUT);
-	if (r.err)
-		goto out;
-	lat = r.pos;
-	llen = end - lat;
-	if (llen) {
-		if (r.p) {
-			err = mmc_layout_parse_text((const char *)r.p + lat, llen, r.path, &layout);
-		} else if (!(ltext = malloc(llen))) {
-			err = mmc_error_nomem();
-		} else {
-			for (uint64_t k = 0; k < llen && !r.err; k += WIN_SIZE) {
-				uint64_t n = llen - k < WIN_SIZE ? llen - k : WIN_SIZE;
-				const uint8_t *b = rd_bytes(&r, lat + k, n);
-
-				if (b)
-					memcpy(ltext + k, b, n);
-			}
-			if (r.err)
-				goto out;
-			err = mmc_layout_parse_text(ltext, llen, r.path, &layout);
-		}
-		if (err) {
-			rd_bad(&r, lat, "embedded layout: %s", err->message);
-			mmc_error_destroy(err);
-			goto out;
-		}
-		if (mmc_layout_fingerprint(layout) != info.layout_fingerprint) {
-			rd_bad(&r, lat, "embedded layout fingerprint %016llx, info says %016llx",
-			    (unsigned long long)mmc_layout_fingerprint(layout),
-			    (unsigned long long)info.layout_fingerprint);
-			goto out;
-		}
-	}
-	r.pos = end;
-
-	rd_section(&r, body, SNAP_TAG_GEOM);
-	parse_geom(&r, &geom);
-	rd_section_done(&r, SNAP_TAG_GEOM);
-	if (r.err)
-		goto out;
-
-	if (rd_wrap(&r, HDR_SIZE, mmc_snapshot_create(layout, &geom, info.dump,
-						   info.created_by, &snap)))
-		goto out;
-	mmc_snapshot_set_info(snap, &info);
-
-	rd_section(&r, body, SNAP_TAG_PGMAPS);
-	parse_pgmaps(&r, snap);
-	rd_section_done(&r, SNAP_TAG_PGMAPS);
-	rd_parse_pools(&r, body, snap);
-	if (r.err)
-		goto out;
-
-	rd_section(&r, body, SNAP_TAG_RANGES);
-	parse_ranges(&r, snap);
-	rd_section_done(&r, SNAP_TAG_RANGES);
-	if (!r.err && version >= 2) {
-		rd_section(&r, body, SNAP_TAG_DISCOVERY);
-		parse_discovery(&r, snap);
-		rd_section_done(&r, SNAP_TAG_DISCOVERY);
-	} else if (!r.err) {
-		parse_dax(&r, snap);
-	}
-	if (!r.err && r.pos != body)
-		rd_bad(&r, r.pos, "%llu bytes after the last section",
-		    (unsigned long long)(body - r.pos));
-out:
-	free(ltext);
 	mmc_layout_destroy(layout);
-	if (r.err) {
+	if (r->err) {
 		mmc_snapshot_destroy(snap);
-		return r.err;
+		return r->err;
 	}
 	*out = snap;
 	return NULL;
