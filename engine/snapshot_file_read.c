@@ -242,106 +242,157 @@ struct seq_kind {
 					    uint64_t reps);
 };
 
+/* A repeating pattern's body as read: firsts, strides, deltas, counts,
+ * kept from one pattern to the next. */
+struct body_buf {
+	char *f, *s, *d;
+	uint64_t *counts;
+	size_t cap;
+};
+
+static void body_free(struct body_buf *bb)
+{
+	free(bb->f);
+	free(bb->s);
+	free(bb->d);
+	free(bb->counts);
+	memset(bb, 0, sizeof(*bb));
+}
+
+static bool body_room(struct body_buf *bb, uint32_t nbody, size_t elem)
+{
+	if (nbody <= bb->cap)
+		return true;
+	body_free(bb);
+	bb->f = calloc(nbody, elem);
+	bb->s = calloc(nbody, elem);
+	bb->d = calloc(nbody, elem);
+	bb->counts = calloc(nbody, sizeof(*bb->counts));
+	if (!bb->f || !bb->s || !bb->d || !bb->counts) {
+		body_free(bb);
+		return false;
+	}
+	bb->cap = nbody;
+	return true;
+}
+
+/* Pattern j's header (version 3 on): reps and nbody, checked against what
+ * the section can hold.  false: r->err is set. */
+static bool read_pattern_head(struct rd *r, const struct seq_kind *k, uint64_t j,
+			      uint64_t *reps, uint32_t *nbody)
+{
+	uint64_t at = r->pos;
+
+	*reps = get_u64(r, k->pat_name);
+	*nbody = get_u32(r, k->pat_name);
+	if (r->err)
+		return false;
+	if (*reps == 0 || *nbody == 0) {
+		rd_bad(r, at, "%s %llu: %llu repetitions of %u runs", k->pat_name,
+		    (unsigned long long)j, (unsigned long long)*reps, *nbody);
+		return false;
+	}
+	if (*nbody > (r->end - r->pos) / (r->version >= 5 ? k->body_run5 : k->body_run)) {
+		rd_bad(r, at + 8, "%s %llu: %u runs do not fit in the section",
+		    k->pat_name, (unsigned long long)j, *nbody);
+		return false;
+	}
+	if (*reps > 1 && *nbody > PAT_MAX_BODY) {
+		rd_bad(r, at + 8, "%s %llu: %u runs, at most %d in a repeating pattern",
+		    k->pat_name, (unsigned long long)j, *nbody, PAT_MAX_BODY);
+		return false;
+	}
+	return true;
+}
+
+/* nbody runs appended one by one: a plain stretch (pattern j), or run j
+ * of a version 1/2 file.  Returns the positions they cover. */
+static uint64_t parse_plain(struct rd *r, struct mmc_snapshot *snap,
+			    const struct seq_kind *k, uint64_t j, uint32_t nbody,
+			    uint64_t left)
+{
+	uint64_t seen = 0;
+	char what[64];
+
+	for (uint32_t b = 0; b < nbody && !r->err; b++) {
+		union seq_elem first, stride;
+		uint64_t rat = r->pos, count;
+
+		if (r->version >= 3)
+			snprintf(what, sizeof(what), "%s %llu run %u", k->pat_name,
+				 (unsigned long long)j, b);
+		else
+			snprintf(what, sizeof(what), "%s %llu", k->run_name, (unsigned long long)j);
+		count = k->read(r, what, left - seen, &first, &stride, NULL);
+		if (r->err)
+			break;
+		seen += count;
+		rd_wrap(r, rat, k->append_run(snap, &first, &stride, count));
+	}
+	return seen;
+}
+
+/* Pattern j at `at`, repeating reps times: its body read, then appended
+ * whole.  `left` of the range's `want` positions remain.  Returns the
+ * positions it covers. */
+static uint64_t parse_repeating(struct rd *r, struct mmc_snapshot *snap,
+				const struct seq_kind *k, uint64_t j, uint64_t at,
+				uint32_t nbody, uint64_t reps, uint64_t left, uint64_t want,
+				struct body_buf *bb)
+{
+	uint64_t period = 0;
+	char what[64];
+
+	if (!body_room(bb, nbody, k->elem)) {
+		rd_wrap(r, at, mmc_error_nomem());
+		return 0;
+	}
+	for (uint32_t b = 0; b < nbody && !r->err; b++) {
+		snprintf(what, sizeof(what), "%s %llu run %u", k->pat_name,
+			 (unsigned long long)j, b);
+		bb->counts[b] = k->read(r, what, left - period, bb->f + b * k->elem,
+					bb->s + b * k->elem, bb->d + b * k->elem);
+		period += bb->counts[b];
+	}
+	if (r->err)
+		return 0;
+	if (period > left / reps) {
+		rd_bad(r, at, "%s %llu: %llu repetitions of %llu %s with %llu of the range's %llu %s left",
+		    k->pat_name, (unsigned long long)j, (unsigned long long)reps,
+		    (unsigned long long)period, k->unit, (unsigned long long)left,
+		    (unsigned long long)want, k->unit);
+		return 0;
+	}
+	rd_wrap(r, at, k->append_pattern(snap, nbody, bb->counts, bb->f, bb->s, bb->d, reps));
+	return period * reps;
+}
+
+/* A range's n page or vframe runs (v1/v2) or patterns (v3 on), which
+ * must cover the range exactly. */
 static void parse_seq(struct rd *r, struct mmc_snapshot *snap, const struct mmc_srange *sr,
 		      uint64_t n, const struct seq_kind *k)
 {
-	uint64_t want = k->want(snap, sr), seen = 0, j;
-	int patterns = r->version >= 3;
-	char *f = NULL, *s = NULL, *d = NULL;
-	uint64_t *counts = NULL;
-	size_t cap = 0;
-	char what[64];
+	uint64_t want = k->want(snap, sr), seen = 0;
+	struct body_buf bb = { 0 };
 
-	for (j = 0; j < n && !r->err; j++) {
-		uint64_t at = r->pos, reps = 1, period = 0;
-		uint32_t nbody = 1, b;
+	for (uint64_t j = 0; j < n && !r->err; j++) {
+		uint64_t at = r->pos, reps = 1;
+		uint32_t nbody = 1;
 
-		if (patterns) {
-			reps = get_u64(r, k->pat_name);
-			nbody = get_u32(r, k->pat_name);
-			if (r->err)
-				break;
-			if (reps == 0 || nbody == 0) {
-				rd_bad(r, at, "%s %llu: %llu repetitions of %u runs", k->pat_name,
-				    (unsigned long long)j, (unsigned long long)reps, nbody);
-				break;
-			}
-			if (nbody > (r->end - r->pos) /
-				    (r->version >= 5 ? k->body_run5 : k->body_run)) {
-				rd_bad(r, at + 8, "%s %llu: %u runs do not fit in the section",
-				    k->pat_name, (unsigned long long)j, nbody);
-				break;
-			}
-			if (reps > 1 && nbody > PAT_MAX_BODY) {
-				rd_bad(r, at + 8, "%s %llu: %u runs, at most %d in a repeating pattern",
-				    k->pat_name, (unsigned long long)j, nbody, PAT_MAX_BODY);
-				break;
-			}
-		}
-		if (reps == 1) {
-			/* a plain stretch: run by run */
-			for (b = 0; b < nbody && !r->err; b++) {
-				union seq_elem first, stride;
-				uint64_t rat = r->pos, count;
-
-				if (patterns)
-					snprintf(what, sizeof(what), "%s %llu run %u", k->pat_name,
-						 (unsigned long long)j, b);
-				else
-					snprintf(what, sizeof(what), "%s %llu", k->run_name,
-						 (unsigned long long)j);
-				count = k->read(r, what, want - seen, &first, &stride, NULL);
-				if (r->err)
-					break;
-				seen += count;
-				rd_wrap(r, rat, k->append_run(snap, &first, &stride, count));
-			}
-			continue;
-		}
-		if (nbody > cap) {
-			free(f);
-			free(s);
-			free(d);
-			free(counts);
-			f = calloc(nbody, k->elem);
-			s = calloc(nbody, k->elem);
-			d = calloc(nbody, k->elem);
-			counts = calloc(nbody, sizeof(*counts));
-			cap = nbody;
-			if (!f || !s || !d || !counts) {
-				cap = 0;
-				rd_wrap(r, at, mmc_error_nomem());
-				break;
-			}
-		}
-		for (b = 0; b < nbody && !r->err; b++) {
-			snprintf(what, sizeof(what), "%s %llu run %u", k->pat_name,
-				 (unsigned long long)j, b);
-			counts[b] = k->read(r, what, want - seen - period, f + b * k->elem,
-					    s + b * k->elem, d + b * k->elem);
-			period += counts[b];
-		}
-		if (r->err)
+		if (r->version >= 3 && !read_pattern_head(r, k, j, &reps, &nbody))
 			break;
-		if (period > (want - seen) / reps) {
-			rd_bad(r, at, "%s %llu: %llu repetitions of %llu %s with %llu of the range's %llu %s left",
-			    k->pat_name, (unsigned long long)j, (unsigned long long)reps,
-			    (unsigned long long)period, k->unit, (unsigned long long)(want - seen),
-			    (unsigned long long)want, k->unit);
-			break;
-		}
-		seen += period * reps;
-		rd_wrap(r, at, k->append_pattern(snap, nbody, counts, f, s, d, reps));
+		if (reps == 1)
+			seen += parse_plain(r, snap, k, j, nbody, want - seen);
+		else
+			seen += parse_repeating(r, snap, k, j, at, nbody, reps, want - seen,
+						want, &bb);
 	}
-	free(f);
-	free(s);
-	free(d);
-	free(counts);
+	body_free(&bb);
 	if (!r->err && seen != want)
 		rd_bad(r, r->pos, "range [0x%llx, 0x%llx): %ss hold %llu %s, want %llu",
 		    (unsigned long long)sr->start_pfn, (unsigned long long)sr->end_pfn,
-		    patterns ? k->pat_name : k->run_name, (unsigned long long)seen, k->unit,
-		    (unsigned long long)want);
+		    r->version >= 3 ? k->pat_name : k->run_name, (unsigned long long)seen,
+		    k->unit, (unsigned long long)want);
 }
 
 static uint64_t want_pages(const struct mmc_snapshot *snap, const struct mmc_srange *sr)
