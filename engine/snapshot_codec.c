@@ -23,13 +23,17 @@ void snap_run_set(struct snap_run *run, uint64_t start, uint64_t count,
 {
 	unsigned int i;
 
-	memset(run, 0, sizeof(*run));
+	/* field by field: the slots past nslots are never read, and clearing
+	 * all MMC_MAX_SLOTS of them would cost every run the walker opens */
+	run->open = false;
 	run->start = start;
 	run->count = count;
 	run->state = first->state;
 	run->role = first->role;
 	run->nslots = first->nslots;
 	run->reason = first->reason;
+	run->same_bytes = false;
+	run->same_limit = 0;
 	for (i = 0; i < first->nslots; i++) {
 		struct snap_slot *sl = &run->slot[i];
 
