@@ -221,23 +221,6 @@ static struct mmc_error *take_snapshot_pair(const struct opts *o, char **argv,
 	return NULL;
 }
 
-static bool is_snapshot_file(const char *path)
-{
-	char magic[8] = { 0 };
-	struct mmc_error *err;
-	bool yes;
-	int fd;
-
-	err = mmc_infile_open(path, &fd);
-	if (err) {
-		mmc_error_destroy(err);	/* the open that follows says why */
-		return false;
-	}
-	yes = pread(fd, magic, 7, 0) == 7 && !memcmp(magic, MMC_SNAPSHOT_MAGIC, 7);
-	close(fd);
-	return yes;
-}
-
 /* NULL if path can be read; "no such file" and the like otherwise. */
 static struct mmc_error *readable(const char *path)
 {
@@ -272,7 +255,7 @@ static struct mmc_error *load_image(const struct opts *o, char **argv, int argc,
 	err = readable(argv[0]);
 	if (err)
 		return err;
-	if (is_snapshot_file(argv[0])) {
+	if (mmc_is_snapshot_file(argv[0])) {
 		const char *problem;
 
 		*used = 1;

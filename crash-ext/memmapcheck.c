@@ -364,26 +364,10 @@ static struct mmc_error *image_snapshot(const struct opts *o, int slot,
 
 /*
  * Commands run with SIGINT blocked, so nothing here may block: a FIFO or
- * a terminal is refused by a non-blocking open (mmc_infile_open()) before
- * anything is read, where fopen() would wait for a writer for ever.
+ * a terminal is refused (by stat(), mmc_infile_check(), then by the
+ * non-blocking open of mmc_is_snapshot_file()) before anything is read,
+ * where fopen() would wait for a writer for ever.
  */
-static bool is_snapshot_file(const char *path)
-{
-	char magic[8] = { 0 };
-	struct mmc_error *err;
-	bool yes;
-	int fd;
-
-	err = mmc_infile_open(path, &fd);
-	if (err) {
-		mmc_error_destroy(err);
-		return false;
-	}
-	yes = pread(fd, magic, 7, 0) == 7 && !memcmp(magic, MMC_SNAPSHOT_MAGIC, 7);
-	close(fd);
-	return yes;
-}
-
 static struct mmc_error *load_file(const char *path, int slot,
 				   struct mmc_snapshot **snap)
 {
@@ -396,7 +380,7 @@ static struct mmc_error *load_file(const char *path, int slot,
 	err = mmc_infile_check(path);
 	if (err)
 		return err;
-	if (!is_snapshot_file(path))
+	if (!mmc_is_snapshot_file(path))
 		return mmc_error_create(MMC_ERR_USAGE, path,
 					"not a memmapcheck snapshot file (make one with: memmapcheck snapshot -o FILE)");
 	err = mmc_snapshot_load(path, &running.snap[slot]);

@@ -6,7 +6,9 @@
  * first + count * stride (the stride is fixed by a run's second record).
  * Closed runs go to the range's seqs, which fold repeated groups of runs
  * into patterns (snapshot_seq.h): memory is O(patterns + unrepeated runs).
- * Reading: snapshot_read.c; files: snapshot_file.c, snapshot_write.c.
+ * Reading: snapshot_mem.c; the run codec: snapshot_codec.c.  All of that is
+ * in memory: files are snapshot_file_*.c, which the builder reaches only
+ * through its sink (snapshot_priv.h).
  */
 #include "mmc_util.h"
 #include "snapshot.h"
@@ -92,7 +94,8 @@ void mmc_snapshot_destroy(struct mmc_snapshot *snap)
 	free(snap->dax);
 	snap_pools_free(snap);
 	mmc_layout_destroy(snap->layout);
-	snap_stream_free(snap->stream);
+	if (snap->sink.ctx)
+		snap->sink.release(snap->sink.ctx);
 	free(snap);
 }
 
@@ -158,7 +161,13 @@ struct mmc_error *mmc_snapshot_begin_range(struct mmc_snapshot *snap,
 	seq_init(&r->vruns);
 	r->runs.end = range->start_pfn;
 	snap->building = true;
-	return snap->stream ? snap_stream_range_begin(snap) : NULL;
+	return snap->sink.ctx ? snap->sink.range_begin(snap->sink.ctx, snap) : NULL;
+}
+
+/* After an addition to the open range: the sink takes what is final. */
+static struct mmc_error *sink_added(struct mmc_snapshot *snap)
+{
+	return snap->sink.ctx ? snap->sink.added(snap->sink.ctx, snap) : NULL;
 }
 
 static struct snap_range *open_range(struct mmc_snapshot *snap)
@@ -222,30 +231,11 @@ static struct mmc_error *push_run(struct snap_range *r, const struct mmc_nrec *f
 {
 	struct snap_run *run = &r->cur;
 	struct mmc_error *err = close_run(r);
-	unsigned int i;
 
 	if (err)
 		return err;
+	snap_run_set(run, r->r.start_pfn + r->nrecs, count, first, stride);
 	run->open = true;
-	run->start = r->r.start_pfn + r->nrecs;
-	run->count = count;
-	run->state = first->state;
-	run->role = first->role;
-	run->nslots = first->nslots;
-	run->reason = first->reason;
-	run->same_bytes = false;
-	run->same_limit = 0;
-	for (i = 0; i < first->nslots; i++) {
-		struct snap_slot *sl = &run->slot[i];
-
-		sl->v = first->slot[i].v;
-		sl->raw = first->slot[i].raw;
-		sl->off = first->slot[i].off;
-		sl->cls = first->slot[i].cls;
-		sl->region = first->slot[i].region;
-		sl->dv = stride ? stride->slot[i].v : 0;
-		sl->draw = stride ? stride->slot[i].raw : 0;
-	}
 	r->nrecs += count;
 	return NULL;
 }
@@ -364,8 +354,8 @@ struct mmc_error *mmc_snapshot_append(struct mmc_snapshot *snap,
 	err = push_run(r, rec, NULL, 1);
 	if (!err)
 		count_records(snap, rec->state, rec->reason, 1);
-	if (!err && snap->stream)
-		err = snap_stream_flush(snap, false);
+	if (!err)
+		err = sink_added(snap);
 	return err;
 }
 
@@ -435,9 +425,37 @@ struct mmc_error *mmc_snapshot_append_run(struct mmc_snapshot *snap,
 		err = push_run(r, first, stride, count);
 	if (!err)
 		count_records(snap, first->state, first->reason, count);
-	if (!err && snap->stream)
-		err = snap_stream_flush(snap, false);
+	if (!err)
+		err = sink_added(snap);
 	return err;
+}
+
+/*
+ * A whole pattern of runs of kind k into seq s, its first run at start
+ * (checked by the caller): nbody runs counts[b], firsts[b], strides[b],
+ * repeated reps times, moving by deltas[b] each time.
+ */
+static struct mmc_error *push_pattern(const struct snap_run_kind *k, struct seq *s,
+				      uint64_t start, uint32_t nbody,
+				      const uint64_t *counts, const void *firsts,
+				      const void *strides, const void *deltas,
+				      uint64_t reps)
+{
+	struct seq_item *body = calloc(nbody, sizeof(*body));
+	uint64_t (*dlin)[SEQ_MAX_WORDS] = calloc(nbody, sizeof(*dlin));
+	const char *f = firsts, *st = strides, *d = deltas;
+	bool ok = body && dlin;
+
+	for (uint32_t b = 0; ok && b < nbody; b++) {
+		k->encode(start, counts[b], f + b * k->elem, st + b * k->elem, &body[b]);
+		k->encode_delta(d + b * k->elem, dlin[b]);
+		start += counts[b];
+	}
+	ok = ok && seq_push_pattern(s, body, (const uint64_t (*)[SEQ_MAX_WORDS])dlin,
+				    nbody, reps);
+	free(body);
+	free(dlin);
+	return ok ? NULL : mmc_error_nomem();
 }
 
 struct mmc_error *mmc_snapshot_append_pattern(struct mmc_snapshot *snap, uint32_t nbody,
@@ -448,9 +466,7 @@ struct mmc_error *mmc_snapshot_append_pattern(struct mmc_snapshot *snap, uint32_
 					      uint64_t reps)
 {
 	struct snap_range *r = open_range(snap);
-	struct seq_item *body = NULL;
-	uint64_t (*dlin)[SEQ_MAX_WORDS] = NULL;
-	uint64_t period = 0, start;
+	uint64_t period = 0;
 	struct mmc_error *err;
 	uint32_t b;
 
@@ -481,51 +497,15 @@ struct mmc_error *mmc_snapshot_append_pattern(struct mmc_snapshot *snap, uint32_
 	err = check_room(r, period * reps);
 	if (!err)
 		err = close_run(r);
+	if (!err)
+		err = push_pattern(&snap_page_runs, &r->runs, r->r.start_pfn + r->nrecs,
+				   nbody, counts, firsts, strides, rep_deltas, reps);
 	if (err)
 		return err;
-	body = calloc(nbody, sizeof(*body));
-	dlin = calloc(nbody, sizeof(*dlin));
-	if (!body || !dlin) {
-		free(body);
-		free(dlin);
-		return mmc_error_nomem();
-	}
-	start = r->r.start_pfn + r->nrecs;
-	for (b = 0; b < nbody; b++) {
-		struct snap_run run;
-		unsigned int i;
-
-		memset(&run, 0, sizeof(run));
-		run.start = start;
-		run.count = counts[b];
-		run.state = firsts[b].state;
-		run.role = firsts[b].role;
-		run.nslots = firsts[b].nslots;
-		run.reason = firsts[b].reason;
-		for (i = 0; i < run.nslots; i++) {
-			run.slot[i].v = firsts[b].slot[i].v;
-			run.slot[i].raw = firsts[b].slot[i].raw;
-			run.slot[i].off = firsts[b].slot[i].off;
-			run.slot[i].cls = firsts[b].slot[i].cls;
-			run.slot[i].region = firsts[b].slot[i].region;
-			run.slot[i].dv = strides[b].slot[i].v;
-			run.slot[i].draw = strides[b].slot[i].raw;
-			dlin[b][2 * i] = (uint64_t)rep_deltas[b].slot[i].v;
-			dlin[b][2 * i + 1] = rep_deltas[b].slot[i].raw;
-		}
-		snap_run_item(&run, &body[b]);
-		start += counts[b];
-		count_records(snap, run.state, run.reason, counts[b] * reps);
-	}
-	if (!seq_push_pattern(&r->runs, body, (const uint64_t (*)[SEQ_MAX_WORDS])dlin,
-			      nbody, reps))
-		err = mmc_error_nomem();
+	for (b = 0; b < nbody; b++)
+		count_records(snap, firsts[b].state, firsts[b].reason, counts[b] * reps);
 	r->nrecs += period * reps;
-	free(body);
-	free(dlin);
-	if (!err && snap->stream)
-		err = snap_stream_flush(snap, false);
-	return err;
+	return sink_added(snap);
 }
 
 struct mmc_error *mmc_snapshot_append_vframe(struct mmc_snapshot *snap,
@@ -601,28 +581,6 @@ static struct mmc_error *check_vrun(struct mmc_snapshot *snap, struct snap_range
 	return NULL;
 }
 
-static void fill_vrun(struct snap_vrun *run, uint64_t start, const struct mmc_vframe *first,
-		      const struct mmc_vframe *stride, uint64_t count)
-{
-	memset(run, 0, sizeof(*run));
-	run->open = true;
-	run->start = start;
-	run->count = count;
-	run->kind = first->kind;
-	run->reason = vframe_reason(first);
-	run->prot = first->prot;
-	run->prot_known = first->prot_known;
-	run->leaf = first->leaf;
-	run->share_back = first->share_back;
-	run->dev_off = first->dev_off;
-	run->paddr = first->paddr;
-	if (stride) {
-		run->d_share = stride->share_back;
-		run->d_dev = stride->dev_off;
-		run->d_paddr = stride->paddr;
-	}
-}
-
 struct mmc_error *mmc_snapshot_append_vframe_run(struct mmc_snapshot *snap,
 						 const struct mmc_vframe *first,
 						 const struct mmc_vframe *stride,
@@ -639,9 +597,11 @@ struct mmc_error *mmc_snapshot_append_vframe_run(struct mmc_snapshot *snap,
 		err = close_vrun(r);
 	if (err)
 		return err;
-	fill_vrun(&r->vcur, r->nvframes, first, stride, count);
+	snap_vrun_set(&r->vcur, r->nvframes, count, first, stride);
+	r->vcur.reason = vframe_reason(first);
+	r->vcur.open = true;
 	r->nvframes += count;
-	return snap->stream ? snap_stream_flush(snap, false) : NULL;
+	return sink_added(snap);
 }
 
 struct mmc_error *mmc_snapshot_append_vframe_pattern(struct mmc_snapshot *snap,
@@ -652,9 +612,7 @@ struct mmc_error *mmc_snapshot_append_vframe_pattern(struct mmc_snapshot *snap,
 						     uint64_t reps)
 {
 	struct snap_range *r = open_range(snap);
-	struct seq_item *body = NULL;
-	uint64_t (*dlin)[SEQ_MAX_WORDS] = NULL;
-	uint64_t period = 0, start;
+	uint64_t period = 0;
 	struct mmc_error *err = NULL;
 	uint32_t b;
 
@@ -679,35 +637,13 @@ struct mmc_error *mmc_snapshot_append_vframe_pattern(struct mmc_snapshot *snap,
 		err = check_vrun(snap, r, &firsts[0], period * reps);
 	if (!err)
 		err = close_vrun(r);
+	if (!err)
+		err = push_pattern(&snap_vframe_runs, &r->vruns, r->nvframes, nbody, counts,
+				   firsts, strides, rep_deltas, reps);
 	if (err)
 		return err;
-	body = calloc(nbody, sizeof(*body));
-	dlin = calloc(nbody, sizeof(*dlin));
-	if (!body || !dlin) {
-		free(body);
-		free(dlin);
-		return mmc_error_nomem();
-	}
-	start = r->nvframes;
-	for (b = 0; b < nbody; b++) {
-		struct snap_vrun run;
-
-		fill_vrun(&run, start, &firsts[b], &strides[b], counts[b]);
-		snap_vrun_item(&run, &body[b]);
-		dlin[b][0] = (uint64_t)rep_deltas[b].share_back;
-		dlin[b][1] = (uint64_t)rep_deltas[b].dev_off;
-		dlin[b][2] = rep_deltas[b].paddr;
-		start += counts[b];
-	}
-	if (!seq_push_pattern(&r->vruns, body, (const uint64_t (*)[SEQ_MAX_WORDS])dlin,
-			      nbody, reps))
-		err = mmc_error_nomem();
 	r->nvframes += period * reps;
-	free(body);
-	free(dlin);
-	if (!err && snap->stream)
-		err = snap_stream_flush(snap, false);
-	return err;
+	return sink_added(snap);
 }
 
 struct mmc_error *mmc_snapshot_end_range(struct mmc_snapshot *snap)
@@ -742,7 +678,7 @@ struct mmc_error *mmc_snapshot_end_range(struct mmc_snapshot *snap)
 					(unsigned long long)r->r.end_pfn,
 					(unsigned long long)r->nvframes,
 					(unsigned long long)want);
-	if (snap->stream && (err = snap_stream_range_end(snap)))
+	if (snap->sink.ctx && (err = snap->sink.range_end(snap->sink.ctx, snap)))
 		return err;
 	/* Release the growth slack: the snapshot lives on for a diff. */
 	seq_shrink(&r->runs);

@@ -230,6 +230,12 @@ struct mmc_error *mmc_snapshot_load_buffer(const uint8_t *buf, size_t size,
 struct mmc_error *mmc_snapshot_write(const struct mmc_snapshot *snap, FILE *f,
 				     const char *name);
 struct mmc_error *mmc_snapshot_load(const char *path, struct mmc_snapshot **out);
+/* Does path hold a snapshot file (it starts with MMC_SNAPSHOT_MAGIC)?  For
+ * a front end telling a snapshot from a dump.  The open never blocks (a
+ * FIFO or a terminal is refused, mmc_infile_open()), so a caller that
+ * runs with signals blocked may ask; a path that cannot be opened is no
+ * snapshot file (opening it again says why). */
+bool mmc_is_snapshot_file(const char *path);
 
 /*
  * Additions (snapshot module).

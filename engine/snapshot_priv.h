@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The snapshot's insides, shared by snapshot.c (building, reading) and
- * snapshot_compare.c (exact equality for tests).  Nothing else includes it.
+ * The snapshot's insides, shared by the snapshot*.c files that work on a
+ * snapshot in memory (building, the run codec, reading, pools, equality)
+ * and by the streaming file writer.  Nothing else includes it.
  */
 #ifndef MMC_SNAPSHOT_PRIV_H
 #define MMC_SNAPSHOT_PRIV_H
@@ -62,6 +63,23 @@ struct snap_range {
 	uint64_t nvframes;
 };
 
+/*
+ * Where the builder sends what it builds, when something else must see it
+ * as it is built: the streaming file writer (snapshot_file_stream.c) installs
+ * one.  The builder calls range_begin after a range begins, added after
+ * every addition to the open range (the sink takes the patterns that can
+ * no longer grow, seq_nfinal()), range_end once the range is complete,
+ * and release when the snapshot is destroyed with the sink still
+ * installed.  The builder knows nothing of what is behind it.
+ */
+struct snap_sink {
+	struct mmc_error *(*range_begin)(void *ctx, struct mmc_snapshot *snap);
+	struct mmc_error *(*added)(void *ctx, struct mmc_snapshot *snap);
+	struct mmc_error *(*range_end)(void *ctx, struct mmc_snapshot *snap);
+	void (*release)(void *ctx);
+	void *ctx;		/* NULL: no sink */
+};
+
 struct mmc_snapshot {
 	struct mmc_snapshot_info info;
 	struct mmc_layout *layout;	/* owned copy, may be NULL */
@@ -96,9 +114,9 @@ struct mmc_snapshot {
 	char plug_why[MMC_SNAPSHOT_TEXT_MAX];
 	struct mmc_smemblock *blocks;
 	size_t nblocks;
-	/* written to a file as built (snapshot_stream.c); once finished,
-	 * the runs are gone */
-	struct snap_stream *stream;
+	/* where closed patterns go as they are built (none: they stay);
+	 * once streamed to a file, the runs are gone */
+	struct snap_sink sink;
 	bool streamed;
 };
 
@@ -115,20 +133,35 @@ void snap_pools_free(struct mmc_snapshot *snap);
 struct mmc_error *snap_pools_check_owner(const struct mmc_snapshot *snap,
 					 const struct mmc_srange *range);
 
-/* Streaming (snapshot_stream.c): the open range begins, closed patterns
- * go out (all of them when final), the open range ends. */
-struct snap_stream;
-struct mmc_error *snap_stream_range_begin(struct mmc_snapshot *snap);
-struct mmc_error *snap_stream_flush(struct mmc_snapshot *snap, bool final);
-struct mmc_error *snap_stream_range_end(struct mmc_snapshot *snap);
-void snap_stream_free(struct snap_stream *st);
-
-/* Runs <-> seq items (snapshot_read.c) */
+/*
+ * Runs <-> seq items (snapshot_codec.c).  The builder's open run of
+ * `count` from first and stride (NULL: zero) at `start`: snap_*run_set();
+ * the item it closes into: snap_*run_item().
+ */
+void snap_run_set(struct snap_run *run, uint64_t start, uint64_t count,
+		  const struct mmc_nrec *first, const struct mmc_nrec *stride);
 void snap_run_item(const struct snap_run *run, struct seq_item *it);
-void snap_item_run(const struct seq_item *it, struct mmc_nrec *first,
-		   struct mmc_nrec *stride);
+void snap_vrun_set(struct snap_vrun *v, uint64_t start, uint64_t count,
+		   const struct mmc_vframe *first, const struct mmc_vframe *stride);
 void snap_vrun_item(const struct snap_vrun *v, struct seq_item *it);
-void snap_item_vrun(const struct seq_item *it, struct mmc_vframe *first,
-		    struct mmc_vframe *stride);
+
+/*
+ * The same for either kind of run, for the paths that treat page runs and
+ * vframe runs alike (patterns): first, stride and delta point to a
+ * struct mmc_nrec (snap_page_runs) or a struct mmc_vframe
+ * (snap_vframe_runs), arrays of them step by elem bytes.  A delta is a
+ * pattern's per-repetition move of a body run's first record; its words
+ * (dlin) are seq_push_pattern()'s and seq_body()'s.
+ */
+struct snap_run_kind {
+	size_t elem;
+	void (*encode)(uint64_t start, uint64_t count, const void *first,
+		       const void *stride, struct seq_item *it);
+	void (*encode_delta)(const void *delta, uint64_t dlin[SEQ_MAX_WORDS]);
+	void (*decode)(const struct seq_item *it, void *first, void *stride);
+	void (*decode_delta)(const struct seq_item *it,
+			     const uint64_t dlin[SEQ_MAX_WORDS], void *delta);
+};
+extern const struct snap_run_kind snap_page_runs, snap_vframe_runs;
 
 #endif

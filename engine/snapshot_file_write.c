@@ -12,8 +12,8 @@
 
 #include "outfile.h"
 #include "mmc_util.h"
-#include "snapshot_format.h"
-#include "snapshot_emit.h"
+#include "snapshot_file_format.h"
+#include "snapshot_file_emit.h"
 
 /* ---- writing ---- */
 
@@ -168,117 +168,150 @@ void emit_pgmaps(struct emit *e, const struct mmc_snapshot *snap)
 	}
 }
 
-/* Page patterns and vframe patterns (version 3): reps, nbody, body runs;
+/*
+ * Page patterns and vframe patterns (version 3): reps, nbody, body runs;
  * each body slot or frame run carries its per-repetition deltas when the
- * pattern repeats. */
-static uint64_t ranges_len(const struct mmc_snapshot *snap)
+ * pattern repeats.  One table per kind of run, so that the two kinds of
+ * patterns are laid out (and measured) by one loop.
+ */
+struct pattern_kind {
+	size_t (*npatterns)(const struct mmc_snapshot *snap, size_t range);
+	void (*pattern)(const struct mmc_snapshot *snap, size_t range, size_t i,
+			struct mmc_snapshot_pattern *p);
+	/* Body run b of pattern j of range i (with its deltas if it repeats). */
+	void (*emit_run)(struct emit *e, const struct mmc_snapshot *snap, size_t i,
+			 size_t j, uint32_t b, bool repeats);
+	uint64_t (*run_len)(const struct mmc_snapshot *snap, size_t i, size_t j,
+			    uint32_t b, bool repeats);
+};
+
+static void emit_page_run(struct emit *e, const struct mmc_snapshot *snap, size_t i,
+			  size_t j, uint32_t b, bool repeats)
 {
-	uint64_t len = 4;
-	size_t i, j;
+	struct mmc_nrec first, stride, rep;
+	uint64_t count;
 
-	for (i = 0; i < mmc_snapshot_nranges(snap); i++) {
-		size_t np = mmc_snapshot_range_npatterns(snap, i);
-		size_t nv = mmc_snapshot_range_nvframe_patterns(snap, i);
-
-		len += RANGE_HDR;
-		for (j = 0; j < np; j++) {
-			struct mmc_snapshot_pattern p;
-			uint64_t slot = RUN_SLOT;
-
-			mmc_snapshot_range_pattern(snap, i, j, &p);
-			if (p.reps > 1)
-				slot += RUN_SLOT_REP;
-			len += PAT_HDR;
-			for (uint32_t b = 0; b < p.nbody; b++) {
-				struct mmc_nrec first;
-
-				mmc_snapshot_range_pattern_run(snap, i, j, b, NULL, &first,
-							       NULL, NULL);
-				len += RUN_HDR + (uint64_t)first.nslots * slot;
-			}
+	mmc_snapshot_range_pattern_run(snap, i, j, b, &count, &first, &stride, &rep);
+	put_u64(e, count);
+	put_u8(e, first.state);
+	put_u8(e, first.role);
+	put_u8(e, first.nslots);
+	put_u8(e, first.reason);
+	for (unsigned int k = 0; k < first.nslots; k++) {
+		put_nval(e, &first.slot[k]);
+		put_u64(e, (uint64_t)stride.slot[k].v);
+		put_u64(e, stride.slot[k].raw);
+		if (repeats) {
+			put_u64(e, (uint64_t)rep.slot[k].v);
+			put_u64(e, rep.slot[k].raw);
 		}
-		for (j = 0; j < nv; j++) {
-			struct mmc_snapshot_pattern p;
+	}
+}
 
-			mmc_snapshot_range_vframe_pattern(snap, i, j, &p);
-			len += PAT_HDR + (uint64_t)p.nbody *
-			       (VRUN_SIZE + (p.reps > 1 ? VRUN_REP : 0));
-		}
+static uint64_t page_run_len(const struct mmc_snapshot *snap, size_t i, size_t j,
+			     uint32_t b, bool repeats)
+{
+	struct mmc_nrec first;
+
+	mmc_snapshot_range_pattern_run(snap, i, j, b, NULL, &first, NULL, NULL);
+	return RUN_HDR + (uint64_t)first.nslots * (RUN_SLOT + (repeats ? RUN_SLOT_REP : 0));
+}
+
+static const struct pattern_kind page_patterns = {
+	.npatterns = mmc_snapshot_range_npatterns, .pattern = mmc_snapshot_range_pattern,
+	.emit_run = emit_page_run, .run_len = page_run_len,
+};
+
+static void emit_vframe_run(struct emit *e, const struct mmc_snapshot *snap, size_t i,
+			    size_t j, uint32_t b, bool repeats)
+{
+	struct mmc_vframe first, stride, rep;
+	uint64_t count;
+
+	mmc_snapshot_range_vframe_pattern_run(snap, i, j, b, &count, &first, &stride, &rep);
+	put_u64(e, count);
+	put_u8(e, first.kind);
+	put_u8(e, first.reason);
+	put_u8(e, first.prot_known);
+	put_u8(e, first.prot);
+	put_u8(e, first.leaf);
+	put_u64(e, (uint64_t)first.share_back);
+	put_u64(e, (uint64_t)stride.share_back);
+	put_u64(e, (uint64_t)first.dev_off);
+	put_u64(e, (uint64_t)stride.dev_off);
+	put_u64(e, first.paddr);
+	put_u64(e, stride.paddr);
+	if (repeats) {
+		put_u64(e, (uint64_t)rep.share_back);
+		put_u64(e, (uint64_t)rep.dev_off);
+		put_u64(e, rep.paddr);
+	}
+}
+
+static uint64_t vframe_run_len(const struct mmc_snapshot *snap, size_t i, size_t j,
+			       uint32_t b, bool repeats)
+{
+	return VRUN_SIZE + (repeats ? VRUN_REP : 0);
+}
+
+static const struct pattern_kind vframe_patterns = {
+	.npatterns = mmc_snapshot_range_nvframe_patterns,
+	.pattern = mmc_snapshot_range_vframe_pattern,
+	.emit_run = emit_vframe_run, .run_len = vframe_run_len,
+};
+
+/* Bytes of range i's patterns of kind k in the file. */
+static uint64_t patterns_len(const struct mmc_snapshot *snap, size_t i,
+			     const struct pattern_kind *k)
+{
+	size_t j, n = k->npatterns(snap, i);
+	uint64_t len = 0;
+
+	for (j = 0; j < n; j++) {
+		struct mmc_snapshot_pattern p;
+
+		k->pattern(snap, i, j, &p);
+		len += PAT_HDR;
+		for (uint32_t b = 0; b < p.nbody; b++)
+			len += k->run_len(snap, i, j, b, p.reps > 1);
 	}
 	return len;
 }
 
-/* Page patterns [from, to) of range i. */
-void emit_page_patterns(struct emit *e, const struct mmc_snapshot *snap, size_t i,
-			       size_t from, size_t to)
+static uint64_t ranges_len(const struct mmc_snapshot *snap)
 {
-	size_t j, k;
+	uint64_t len = 4;
 
-	for (j = from; j < to && !e->failed; j++) {
-		struct mmc_snapshot_pattern p;
-
-		mmc_snapshot_range_pattern(snap, i, j, &p);
-		put_u64(e, p.reps);
-		put_u32(e, p.nbody);
-		for (uint32_t b = 0; b < p.nbody; b++) {
-			struct mmc_nrec first, stride, rep;
-			uint64_t count;
-
-			mmc_snapshot_range_pattern_run(snap, i, j, b, &count, &first, &stride,
-						       &rep);
-			put_u64(e, count);
-			put_u8(e, first.state);
-			put_u8(e, first.role);
-			put_u8(e, first.nslots);
-			put_u8(e, first.reason);
-			for (k = 0; k < first.nslots; k++) {
-				put_nval(e, &first.slot[k]);
-				put_u64(e, (uint64_t)stride.slot[k].v);
-				put_u64(e, stride.slot[k].raw);
-				if (p.reps > 1) {
-					put_u64(e, (uint64_t)rep.slot[k].v);
-					put_u64(e, rep.slot[k].raw);
-				}
-			}
-		}
-	}
+	for (size_t i = 0; i < mmc_snapshot_nranges(snap); i++)
+		len += RANGE_HDR + patterns_len(snap, i, &page_patterns) +
+		       patterns_len(snap, i, &vframe_patterns);
+	return len;
 }
 
-/* vframe patterns [from, to) of range i. */
-void emit_vframe_patterns(struct emit *e, const struct mmc_snapshot *snap, size_t i,
-				 size_t from, size_t to)
+static void emit_patterns(struct emit *e, const struct mmc_snapshot *snap, size_t i,
+			  size_t from, size_t to, const struct pattern_kind *k)
 {
 	for (size_t j = from; j < to && !e->failed; j++) {
 		struct mmc_snapshot_pattern p;
 
-		mmc_snapshot_range_vframe_pattern(snap, i, j, &p);
+		k->pattern(snap, i, j, &p);
 		put_u64(e, p.reps);
 		put_u32(e, p.nbody);
-		for (uint32_t b = 0; b < p.nbody; b++) {
-			struct mmc_vframe first, stride, rep;
-			uint64_t count;
-
-			mmc_snapshot_range_vframe_pattern_run(snap, i, j, b, &count, &first,
-							      &stride, &rep);
-			put_u64(e, count);
-			put_u8(e, first.kind);
-			put_u8(e, first.reason);
-			put_u8(e, first.prot_known);
-			put_u8(e, first.prot);
-			put_u8(e, first.leaf);
-			put_u64(e, (uint64_t)first.share_back);
-			put_u64(e, (uint64_t)stride.share_back);
-			put_u64(e, (uint64_t)first.dev_off);
-			put_u64(e, (uint64_t)stride.dev_off);
-			put_u64(e, first.paddr);
-			put_u64(e, stride.paddr);
-			if (p.reps > 1) {
-				put_u64(e, (uint64_t)rep.share_back);
-				put_u64(e, (uint64_t)rep.dev_off);
-				put_u64(e, rep.paddr);
-			}
-		}
+		for (uint32_t b = 0; b < p.nbody; b++)
+			k->emit_run(e, snap, i, j, b, p.reps > 1);
 	}
+}
+
+void emit_page_patterns(struct emit *e, const struct mmc_snapshot *snap, size_t i,
+			size_t from, size_t to)
+{
+	emit_patterns(e, snap, i, from, to, &page_patterns);
+}
+
+void emit_vframe_patterns(struct emit *e, const struct mmc_snapshot *snap, size_t i,
+			  size_t from, size_t to)
+{
+	emit_patterns(e, snap, i, from, to, &vframe_patterns);
 }
 
 void emit_range_header(struct emit *e, const struct mmc_srange *r, uint64_t np,

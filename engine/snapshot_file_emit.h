@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The snapshot file writer's byte emitter (snapshot_write.c), shared with
- * the streaming writer (snapshot_stream.c).  Private to those two.
+ * The snapshot file writer's byte emitter (snapshot_file_write.c), shared
+ * with the streaming writer (snapshot_file_stream.c).  Private to those
+ * two.
  */
-#ifndef MMC_SNAPSHOT_EMIT_H
-#define MMC_SNAPSHOT_EMIT_H
+#ifndef MMC_SNAPSHOT_FILE_EMIT_H
+#define MMC_SNAPSHOT_FILE_EMIT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Snapshot files written as the snapshot is built (snapshot.h,
- * mmc_snapshot_stream_open()): the head sections first, each range's
- * header when it begins, its page patterns as soon as they can no longer
- * grow (in batches), its vframe patterns kept in memory until the range
- * ends (a range's page patterns come first in the file; vframe runs are
- * few), then the counts the headers could not know are written in place,
- * and the checksum is computed by reading the file back.  The patterns
- * written are dropped from memory: the snapshot keeps counts, pgmaps and
- * ranges.  The same bytes as mmc_snapshot_write() of the whole snapshot.
+ * mmc_snapshot_stream_open()), as the builder's sink (snapshot_priv.h):
+ * the head sections first, each range's header when it begins, its page
+ * patterns as soon as they can no longer grow (in batches), its vframe
+ * patterns kept in memory until the range ends (a range's page patterns
+ * come first in the file; vframe runs are few), then the counts the
+ * headers could not know are written in place, and the checksum is
+ * computed by reading the file back.  The patterns written are dropped
+ * from memory: the snapshot keeps counts, pgmaps and ranges.  The same
+ * bytes as mmc_snapshot_write() of the whole snapshot.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,8 +17,8 @@
 #include <sys/types.h>
 
 #include "mmc_util.h"
-#include "snapshot_emit.h"
-#include "snapshot_format.h"
+#include "snapshot_file_emit.h"
+#include "snapshot_file_format.h"
 #include "snapshot_priv.h"
 
 #define STREAM_BATCH 256	/* patterns written at a time, at most */
@@ -50,13 +51,27 @@ static bool patch(struct snap_stream *st, uint64_t at, uint64_t v, unsigned int 
 	       fseeko(st->out.f, (off_t)st->out.n, SEEK_SET) == 0;
 }
 
-void snap_stream_free(struct snap_stream *st)
+static void stream_free(struct snap_stream *st)
 {
 	if (!st)
 		return;
 	free(st->vbuf.buf);
 	free(st->name);
 	free(st);
+}
+
+static void stream_release(void *ctx)
+{
+	stream_free(ctx);
+}
+
+static struct mmc_error *stream_range_begin(void *ctx, struct mmc_snapshot *snap);
+static struct mmc_error *stream_added(void *ctx, struct mmc_snapshot *snap);
+static struct mmc_error *stream_range_end(void *ctx, struct mmc_snapshot *snap);
+
+static struct snap_stream *stream_of(const struct mmc_snapshot *snap)
+{
+	return snap->sink.range_begin == stream_range_begin ? snap->sink.ctx : NULL;
 }
 
 struct mmc_error *mmc_snapshot_stream_open(struct mmc_snapshot *snap, FILE *f,
@@ -66,7 +81,7 @@ struct mmc_error *mmc_snapshot_stream_open(struct mmc_snapshot *snap, FILE *f,
 	struct snap_stream *st;
 	struct mmc_error *err;
 
-	if (snap->stream || snap->streamed || snap->nranges || snap->building)
+	if (snap->sink.ctx || snap->streamed || snap->nranges || snap->building)
 		return mmc_error_create(MMC_ERR_INTERNAL, name,
 					"snapshot: streaming starts before the first range");
 	if (ftello(f) != 0)
@@ -99,10 +114,13 @@ struct mmc_error *mmc_snapshot_stream_open(struct mmc_snapshot *snap, FILE *f,
 	free(layt.buf);
 	free(geom.buf);
 	if (err) {
-		snap_stream_free(st);
+		stream_free(st);
 		return err;
 	}
-	snap->stream = st;
+	snap->sink = (struct snap_sink){
+		.range_begin = stream_range_begin, .added = stream_added,
+		.range_end = stream_range_end, .release = stream_release, .ctx = st,
+	};
 	return NULL;
 }
 
@@ -131,9 +149,9 @@ static void start_ranges(struct mmc_snapshot *snap, struct snap_stream *st)
 	st->ranges_started = true;
 }
 
-struct mmc_error *snap_stream_range_begin(struct mmc_snapshot *snap)
+static struct mmc_error *stream_range_begin(void *ctx, struct mmc_snapshot *snap)
 {
-	struct snap_stream *st = snap->stream;
+	struct snap_stream *st = ctx;
 
 	if (!st->ranges_started)
 		start_ranges(snap, st);
@@ -144,32 +162,47 @@ struct mmc_error *snap_stream_range_begin(struct mmc_snapshot *snap)
 	return st->out.failed ? failed(st) : NULL;
 }
 
-struct mmc_error *snap_stream_flush(struct mmc_snapshot *snap, bool final)
+/* The patterns of seq s (range ri's page or vframe runs, emitted by
+ * emit_patterns) that can no longer grow go to e once a batch is due, or
+ * all of them when final.  Returns how many went. */
+static size_t flush_seq(struct emit *e, struct mmc_snapshot *snap, size_t ri,
+			struct seq *s, bool final,
+			void (*emit_patterns)(struct emit *, const struct mmc_snapshot *,
+					      size_t, size_t, size_t))
 {
-	struct snap_stream *st = snap->stream;
+	size_t n = seq_nfinal(s, final);
+
+	if (!final && n < STREAM_BATCH && !(n && s->npool > STREAM_WORDS))
+		return 0;
+	emit_patterns(e, snap, ri, 0, n);
+	seq_drop(s, n);
+	return n;
+}
+
+/* The open range's patterns that can no longer grow (all when final)
+ * go out, in batches. */
+static struct mmc_error *stream_flush(struct snap_stream *st, struct mmc_snapshot *snap,
+				      bool final)
+{
 	size_t ri = snap->nranges - 1;
 	struct snap_range *r = &snap->ranges[ri];
-	size_t n = seq_nfinal(&r->runs, final), nv = seq_nfinal(&r->vruns, final);
 
-	if (final || n >= STREAM_BATCH || (n && r->runs.npool > STREAM_WORDS)) {
-		emit_page_patterns(&st->out, snap, ri, 0, n);
-		seq_drop(&r->runs, n);
-		st->npat += n;
-	}
-	if (final || nv >= STREAM_BATCH || (nv && r->vruns.npool > STREAM_WORDS)) {
-		emit_vframe_patterns(&st->vbuf, snap, ri, 0, nv);
-		seq_drop(&r->vruns, nv);
-		st->nvpat += nv;
-	}
+	st->npat += flush_seq(&st->out, snap, ri, &r->runs, final, emit_page_patterns);
+	st->nvpat += flush_seq(&st->vbuf, snap, ri, &r->vruns, final, emit_vframe_patterns);
 	if (st->vbuf.failed)
 		return mmc_error_nomem();
 	return st->out.failed ? failed(st) : NULL;
 }
 
-struct mmc_error *snap_stream_range_end(struct mmc_snapshot *snap)
+static struct mmc_error *stream_added(void *ctx, struct mmc_snapshot *snap)
 {
-	struct snap_stream *st = snap->stream;
-	struct mmc_error *err = snap_stream_flush(snap, true);
+	return stream_flush(ctx, snap, false);
+}
+
+static struct mmc_error *stream_range_end(void *ctx, struct mmc_snapshot *snap)
+{
+	struct snap_stream *st = ctx;
+	struct mmc_error *err = stream_flush(st, snap, true);
 
 	if (err)
 		return err;
@@ -184,7 +217,7 @@ struct mmc_error *snap_stream_range_end(struct mmc_snapshot *snap)
 
 struct mmc_error *mmc_snapshot_stream_finish(struct mmc_snapshot *snap)
 {
-	struct snap_stream *st = snap->stream;
+	struct snap_stream *st = stream_of(snap);
 	struct emit disc = { 0 };
 	uint64_t h = MMC_FNV1A_INIT, pos = 0, body;
 	struct mmc_error *err = NULL;
@@ -236,8 +269,8 @@ struct mmc_error *mmc_snapshot_stream_finish(struct mmc_snapshot *snap)
 	}
 	if (!err && (st->out.failed || fflush(f) != 0))
 		err = failed(st);
-	snap->stream = NULL;
+	snap->sink = (struct snap_sink){ 0 };
 	snap->streamed = true;
-	snap_stream_free(st);
+	stream_free(st);
 	return err;
 }

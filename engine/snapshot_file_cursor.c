@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Snapshot files, the reader's primitives (snapshot_rd.h): bytes through a
- * window, bounded little-endian fields and strings, sections, errors that
- * name the file and the byte offset.
+ * Snapshot files, the reader's cursor and primitives
+ * (snapshot_file_cursor.h): bytes through a window, bounded little-endian
+ * fields and strings, sections, errors that name the file and the byte
+ * offset.
  */
-#include "snapshot_rd.h"
+#include "snapshot_file_cursor.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -12,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "snapshot_format.h"
+#include "snapshot_file_format.h"
 
 struct mmc_error *rd_bad(struct rd *r, uint64_t off, const char *fmt, ...)
 {
@@ -110,6 +111,25 @@ void rd_get_str(struct rd *r, char *dst, size_t size, const char *what)
 	memcpy(dst, b, n);
 	dst[n] = 0;
 	r->pos += n;
+}
+
+void rd_get_nval(struct rd *r, struct mmc_nval *v, const char *what)
+{
+	uint64_t at = r->pos;
+
+	v->cls = get_u8(r, what);
+	v->region = get_u8(r, what);
+	v->off = get_u16(r, what);
+	v->v = (int64_t)get_u64(r, what);
+	v->raw = get_u64(r, what);
+	if (r->err)
+		return;
+	if (v->cls > MMC_V_OBJ)
+		rd_bad(r, at, "%s: value class %u out of range", what, v->cls);
+	else if (v->region > MMC_R_MMID)
+		rd_bad(r, at + 1, "%s: region %u out of range", what, v->region);
+	else if (v->cls == MMC_V_RAW && (uint64_t)v->v != v->raw)
+		rd_bad(r, at + 4, "%s: raw slot whose value differs from raw", what);
 }
 
 /* Enter section `tag`: sets r->end to its end.  Returns its end. */

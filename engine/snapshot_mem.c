@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Snapshot, reading: the runs a range's seqs hold (snapshot_seq.h), as
- * runs ("virtual" runs: every repetition of every pattern, exactly the
- * runs the builder closed), as patterns, record by record (cursor) and by
- * pfn.  Building: snapshot.c.
+ * Snapshot in memory, reading: the runs a range's seqs hold
+ * (snapshot_seq.h), as runs ("virtual" runs: every repetition of every
+ * pattern, exactly the runs the builder closed), as patterns, record by
+ * record (cursor) and by pfn.  Building: snapshot.c; snapshot files are
+ * snapshot_file_*.c.
  */
 #include "snapshot.h"
 #include "snapshot_priv.h"
@@ -11,114 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- runs <-> seq items ---- */
-
-void snap_run_item(const struct snap_run *run, struct seq_item *it)
-{
-	unsigned int k, ns = 1 + 3u * run->nslots;
-
-	it->start = run->start;
-	it->count = run->count;
-	it->nshape = ns;
-	it->nlin = 2u * run->nslots;
-	it->w[0] = run->state | (uint64_t)run->role << 8 | (uint64_t)run->nslots << 16 |
-		   (uint64_t)run->reason << 24;
-	for (k = 0; k < run->nslots; k++) {
-		const struct snap_slot *sl = &run->slot[k];
-
-		it->w[1 + 3 * k] = sl->cls | (uint64_t)sl->region << 8 | (uint64_t)sl->off << 16;
-		it->w[2 + 3 * k] = (uint64_t)sl->dv;
-		it->w[3 + 3 * k] = sl->draw;
-		it->w[ns + 2 * k] = (uint64_t)sl->v;
-		it->w[ns + 2 * k + 1] = sl->raw;
-	}
-}
-
-void snap_item_run(const struct seq_item *it, struct mmc_nrec *first,
-		   struct mmc_nrec *stride)
-{
-	unsigned int k, ns = it->nshape, nslots = (uint8_t)(it->w[0] >> 16);
-
-	if (first) {
-		memset(first, 0, sizeof(*first));
-		first->state = (uint8_t)it->w[0];
-		first->role = (uint8_t)(it->w[0] >> 8);
-		first->nslots = (uint8_t)nslots;
-		first->reason = (uint8_t)(it->w[0] >> 24);
-	}
-	if (stride) {
-		memset(stride, 0, sizeof(*stride));
-		stride->state = (uint8_t)it->w[0];
-		stride->role = (uint8_t)(it->w[0] >> 8);
-		stride->nslots = (uint8_t)nslots;
-		stride->reason = (uint8_t)(it->w[0] >> 24);
-	}
-	for (k = 0; k < nslots && k < MMC_MAX_SLOTS; k++) {
-		uint64_t c = it->w[1 + 3 * k];
-
-		if (first) {
-			first->slot[k].cls = (uint8_t)c;
-			first->slot[k].region = (uint8_t)(c >> 8);
-			first->slot[k].off = (uint16_t)(c >> 16);
-			first->slot[k].v = (int64_t)it->w[ns + 2 * k];
-			first->slot[k].raw = it->w[ns + 2 * k + 1];
-		}
-		if (stride) {
-			stride->slot[k].cls = (uint8_t)c;
-			stride->slot[k].region = (uint8_t)(c >> 8);
-			stride->slot[k].v = (int64_t)it->w[2 + 3 * k];
-			stride->slot[k].raw = it->w[3 + 3 * k];
-		}
-	}
-}
-
-void snap_vrun_item(const struct snap_vrun *v, struct seq_item *it)
-{
-	it->start = v->start;
-	it->count = v->count;
-	it->nshape = 4;
-	it->nlin = 3;
-	it->w[0] = v->kind | (uint64_t)v->reason << 8 | (uint64_t)v->prot << 16 |
-		   (uint64_t)v->prot_known << 24 | (uint64_t)v->leaf << 32;
-	it->w[1] = (uint64_t)v->d_share;
-	it->w[2] = (uint64_t)v->d_dev;
-	it->w[3] = v->d_paddr;
-	it->w[4] = (uint64_t)v->share_back;
-	it->w[5] = (uint64_t)v->dev_off;
-	it->w[6] = v->paddr;
-}
-
-/* The shape word's fields (snap_vrun_item()): equal over a run. */
-static void vrun_shape(uint64_t w, struct mmc_vframe *vf)
-{
-	vf->kind = (uint8_t)w;
-	vf->reason = (uint8_t)(w >> 8);
-	vf->prot = (uint8_t)(w >> 16);
-	vf->prot_known = (uint8_t)(w >> 24);
-	vf->leaf = (uint8_t)(w >> 32);
-}
-
-void snap_item_vrun(const struct seq_item *it, struct mmc_vframe *first,
-		    struct mmc_vframe *stride)
-{
-	if (first) {
-		memset(first, 0, sizeof(*first));
-		vrun_shape(it->w[0], first);
-		first->share_back = (int64_t)it->w[4];
-		first->dev_off = (int64_t)it->w[5];
-		first->paddr = it->w[6];
-	}
-	if (stride) {
-		memset(stride, 0, sizeof(*stride));
-		vrun_shape(it->w[0], stride);
-		stride->share_back = (int64_t)it->w[1];
-		stride->dev_off = (int64_t)it->w[2];
-		stride->paddr = it->w[3];
-	}
-}
-
 /* ---- accessors ---- */
-
 
 const struct mmc_snapshot_info *mmc_snapshot_info(const struct mmc_snapshot *snap)
 {
@@ -298,18 +192,27 @@ size_t mmc_snapshot_range_nruns(const struct mmc_snapshot *snap, size_t range)
 	       (size_t)seq_nvirt(&snap->ranges[range].runs) : 0;
 }
 
+/* Virtual run `run` of s, of kind k: where it starts, its count, first
+ * and stride (any may be NULL). */
+static void seq_run(const struct seq *s, const struct snap_run_kind *k, size_t run,
+		    uint64_t *start, uint64_t *count, void *first, void *stride)
+{
+	struct seq_item it;
+
+	seq_get(s, run, &it);
+	if (start)
+		*start = it.start;
+	if (count)
+		*count = it.count;
+	k->decode(&it, first, stride);
+}
+
 void mmc_snapshot_range_run(const struct mmc_snapshot *snap, size_t range,
 			    size_t run, uint64_t *first_pfn, uint64_t *count,
 			    struct mmc_nrec *first, struct mmc_nrec *stride)
 {
-	struct seq_item it;
-
-	seq_get(&snap->ranges[range].runs, run, &it);
-	if (first_pfn)
-		*first_pfn = it.start;
-	if (count)
-		*count = it.count;
-	snap_item_run(&it, first, stride);
+	seq_run(&snap->ranges[range].runs, &snap_page_runs, run, first_pfn, count,
+		first, stride);
 }
 
 size_t mmc_snapshot_range_nvframes(const struct mmc_snapshot *snap, size_t range)
@@ -328,14 +231,8 @@ void mmc_snapshot_range_vframe_run(const struct mmc_snapshot *snap, size_t range
 				   uint64_t *count, struct mmc_vframe *first,
 				   struct mmc_vframe *stride)
 {
-	struct seq_item it;
-
-	seq_get(&snap->ranges[range].vruns, run, &it);
-	if (first_index)
-		*first_index = it.start;
-	if (count)
-		*count = it.count;
-	snap_item_vrun(&it, first, stride);
+	seq_run(&snap->ranges[range].vruns, &snap_vframe_runs, run, first_index, count,
+		first, stride);
 }
 
 void mmc_snapshot_range_vframe(const struct mmc_snapshot *snap, size_t range,
@@ -343,18 +240,17 @@ void mmc_snapshot_range_vframe(const struct mmc_snapshot *snap, size_t range,
 {
 	const struct snap_range *r = &snap->ranges[range];
 	struct mmc_vframe first, stride;
-	struct seq_item it;
-	uint64_t k;
+	uint64_t start, k;
 
 	memset(vf, 0, sizeof(*vf));
 	if (i >= r->nvframes || !seq_nvirt(&r->vruns) || snap->streamed) {
 		vf->kind = MMC_VF_UNREADABLE;
 		return;
 	}
-	seq_get(&r->vruns, seq_find(&r->vruns, i), &it);
-	snap_item_vrun(&it, &first, &stride);
-	k = i - it.start;
-	vrun_shape(it.w[0], vf);
+	seq_run(&r->vruns, &snap_vframe_runs, seq_find(&r->vruns, i), &start, NULL,
+		&first, &stride);
+	k = i - start;
+	*vf = first;
 	vf->share_back = lin(first.share_back, stride.share_back, k);
 	vf->dev_off = lin(first.dev_off, stride.dev_off, k);
 	vf->paddr = first.paddr + stride.paddr * k;
@@ -384,26 +280,29 @@ void mmc_snapshot_range_pattern(const struct mmc_snapshot *snap, size_t range, s
 	pattern_of(&snap->ranges[range].runs, i, p);
 }
 
+/* Body run b of segment i of s, of kind k (any output may be NULL). */
+static void seq_pattern_run(const struct seq *s, const struct snap_run_kind *k,
+			    size_t i, uint32_t b, uint64_t *count, void *first,
+			    void *stride, void *rep_delta)
+{
+	uint64_t dlin[SEQ_MAX_WORDS];
+	struct seq_item it;
+
+	seq_body(s, i, b, &it, dlin);
+	if (count)
+		*count = it.count;
+	k->decode(&it, first, stride);
+	if (rep_delta)
+		k->decode_delta(&it, dlin, rep_delta);
+}
+
 void mmc_snapshot_range_pattern_run(const struct mmc_snapshot *snap, size_t range,
 				    size_t i, uint32_t b, uint64_t *count,
 				    struct mmc_nrec *first, struct mmc_nrec *stride,
 				    struct mmc_nrec *rep_delta)
 {
-	uint64_t dlin[SEQ_MAX_WORDS];
-	struct seq_item it;
-
-	seq_body(&snap->ranges[range].runs, i, b, &it, dlin);
-	if (count)
-		*count = it.count;
-	snap_item_run(&it, first, rep_delta);
-	if (stride)
-		snap_item_run(&it, NULL, stride);
-	if (rep_delta) {
-		for (unsigned int k = 0; k < rep_delta->nslots; k++) {
-			rep_delta->slot[k].v = (int64_t)dlin[2 * k];
-			rep_delta->slot[k].raw = dlin[2 * k + 1];
-		}
-	}
+	seq_pattern_run(&snap->ranges[range].runs, &snap_page_runs, i, b, count, first,
+			stride, rep_delta);
 }
 
 size_t mmc_snapshot_range_nvframe_patterns(const struct mmc_snapshot *snap, size_t range)
@@ -423,18 +322,6 @@ void mmc_snapshot_range_vframe_pattern_run(const struct mmc_snapshot *snap, size
 					   struct mmc_vframe *stride,
 					   struct mmc_vframe *rep_delta)
 {
-	uint64_t dlin[SEQ_MAX_WORDS];
-	struct seq_item it;
-
-	seq_body(&snap->ranges[range].vruns, i, b, &it, dlin);
-	if (count)
-		*count = it.count;
-	snap_item_vrun(&it, first, stride);
-	if (rep_delta) {
-		memset(rep_delta, 0, sizeof(*rep_delta));
-		vrun_shape(it.w[0], rep_delta);
-		rep_delta->share_back = (int64_t)dlin[0];
-		rep_delta->dev_off = (int64_t)dlin[1];
-		rep_delta->paddr = dlin[2];
-	}
+	seq_pattern_run(&snap->ranges[range].vruns, &snap_vframe_runs, i, b, count,
+			first, stride, rep_delta);
 }

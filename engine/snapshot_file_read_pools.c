@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snapshot_format.h"
-#include "snapshot_rd.h"
+#include "snapshot_file_format.h"
+#include "snapshot_file_cursor.h"
 
 static void parse_hugetlb(struct rd *r, struct mmc_snapshot *snap)
 {

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The snapshot file format's sizes and tags (doc/SNAPSHOT-FORMAT.md), shared
- * by its writer (snapshot_write.c) and reader (snapshot_file.c).  Private
- * to those two.
+ * by the snapshot_file_*.c that write and read it.  Private to those.
  */
-#ifndef MMC_SNAPSHOT_FORMAT_H
-#define MMC_SNAPSHOT_FORMAT_H
+#ifndef MMC_SNAPSHOT_FILE_FORMAT_H
+#define MMC_SNAPSHOT_FILE_FORMAT_H
 
 #include <stddef.h>
 #include <stdint.h>
