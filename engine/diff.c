@@ -251,17 +251,17 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 	c->b = b;
 	c->grp = (struct grouper){ .arr = &res->groups, .n = &res->ngroups,
 				   .total = &res->groups_total };
-	c->la = mmc_snapshot_layout(a);
-	c->ga = mmc_snapshot_geom(a);
+	c->layout_a = mmc_snapshot_layout(a);
+	c->geom_a = mmc_snapshot_geom(a);
 	c->max_pages = opts && opts->max_pages ? opts->max_pages : 20;
 	c->max_groups = opts && opts->max_groups ? opts->max_groups : 200;
 	c->per_page = opts && opts->per_page;
 	c->flags_slot = 0;
 	c->ch_slot = 1;
-	if (c->la && c->la->member[MMC_PAGE_FLAGS].found)
-		c->flags_slot = c->la->member[MMC_PAGE_FLAGS].offset / 8;
-	if (c->la && c->la->member[MMC_PAGE_COMPOUND_HEAD].found)
-		c->ch_slot = c->la->member[MMC_PAGE_COMPOUND_HEAD].offset / 8;
+	if (c->layout_a && c->layout_a->member[MMC_PAGE_FLAGS].found)
+		c->flags_slot = c->layout_a->member[MMC_PAGE_FLAGS].offset / 8;
+	if (c->layout_a && c->layout_a->member[MMC_PAGE_COMPOUND_HEAD].found)
+		c->ch_slot = c->layout_a->member[MMC_PAGE_COMPOUND_HEAD].offset / 8;
 	diff_names_init(c);
 	res->layout_differs = mmc_snapshot_info(a)->layout_fingerprint !=
 			      mmc_snapshot_info(b)->layout_fingerprint;

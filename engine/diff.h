@@ -21,7 +21,7 @@
 
 #include "claims.h"
 #include "mmc_error.h"
-#include "nrec.h"
+#include "model.h"
 #include "rules.h"
 #include "snapshot.h"
 

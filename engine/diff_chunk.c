@@ -15,7 +15,7 @@
 
 #include "diff_int.h"
 #include "snapshot.h"
-#include "snapshot_share.h"
+#include "vshare.h"
 
 
 static bool side_load(struct side *sd, uint64_t pos)
@@ -42,7 +42,7 @@ static enum mmc_tail_index tail_of(const struct dctx *c, uint64_t pfn,
 {
 	if (c->ch_slot >= r->nslots)
 		return MMC_TAIL_NONE;
-	return mmc_compound_info_tail_index(c->ga, pfn, &r->slot[c->ch_slot]);
+	return mmc_compound_info_tail_index(c->geom_a, pfn, &r->slot[c->ch_slot]);
 }
 
 /* Pages from pfn on (at most n) whose kind stays what it is at pfn. */
@@ -51,7 +51,7 @@ static uint64_t tail_const(const struct dctx *c, const struct side *A, uint64_t 
 {
 	if (c->ch_slot >= r->nslots)
 		return n;
-	return mmc_compound_info_tail_span(c->ga, pfn, &r->slot[c->ch_slot],
+	return mmc_compound_info_tail_span(c->geom_a, pfn, &r->slot[c->ch_slot],
 					   &A->stride.slot[c->ch_slot], n);
 }
 
@@ -313,7 +313,7 @@ struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr,
 /* One image's current vframe run, the one before it, and where the
  * first page mapping its frame is when its pages share one (by runs). */
 struct vside {
-	struct mmc_fshare_run prev, cur;
+	struct mmc_vshare_run prev, cur;
 	bool have_prev, grouped;
 	uint64_t base, gcount;
 };
@@ -324,13 +324,13 @@ static void vside_next(const struct mmc_snapshot *s, size_t range, size_t j, str
 		v->prev = v->cur;
 		v->have_prev = true;
 	}
-	mmc_fshare_load(s, range, j, &v->cur);
-	v->grouped = mmc_fshare_group(v->have_prev ? &v->prev : NULL, &v->cur, &v->base,
+	mmc_vshare_load(s, range, j, &v->cur);
+	v->grouped = mmc_vshare_group(v->have_prev ? &v->prev : NULL, &v->cur, &v->base,
 				      &v->gcount);
 }
 
 /* How far back the first vmemmap page mapping page k's frame is. */
-static uint64_t back_of(const struct mmc_fshare *fs, const struct vside *v, uint64_t k)
+static uint64_t back_of(const struct mmc_vshare *fs, const struct vside *v, uint64_t k)
 {
 	if (fs->by_runs)
 		return v->grouped ? k - v->base : 0;
@@ -341,8 +341,8 @@ static uint64_t back_of(const struct mmc_fshare *fs, const struct vside *v, uint
  * page of the range in one image and not the same way in the other: the
  * walker's share_back only looks within one compound page's period.  The
  * chunk lies in the current run of each image. */
-static uint64_t share_differs(const struct mmc_fshare *fa, const struct vside *va,
-			      const struct mmc_fshare *fb, const struct vside *vb,
+static uint64_t share_differs(const struct mmc_vshare *fa, const struct vside *va,
+			      const struct mmc_vshare *fb, const struct vside *vb,
 			      uint64_t idx, uint64_t n)
 {
 	uint64_t d = 0, end = idx + n;
@@ -385,16 +385,16 @@ void diff_vframes(struct dctx *c, struct mmc_diff_range *dr,
 	uint64_t total = ta < tb ? ta : tb, idx = 0;
 	size_t ja = 0, jb = 0;
 	struct vside A, B;
-	struct mmc_fshare va, vb;
+	struct mmc_vshare va, vb;
 	struct mmc_error *err;
 
 	memset(&A, 0, sizeof(A));
 	memset(&B, 0, sizeof(B));
-	err = mmc_fshare_build(a, ia, c->per_page, &va);
+	err = mmc_vshare_build(a, ia, c->per_page, &va);
 	if (!err) {
-		err = mmc_fshare_build(b, ib, c->per_page, &vb);
+		err = mmc_vshare_build(b, ib, c->per_page, &vb);
 		if (err)
-			mmc_fshare_free(&va);
+			mmc_vshare_free(&va);
 	}
 	if (err) {
 		mmc_error_destroy(err);
@@ -459,8 +459,8 @@ void diff_vframes(struct dctx *c, struct mmc_diff_range *dr,
 		dr->vframes_differing -= uf < uw ? uf : uw;
 		idx += n;
 	}
-	mmc_fshare_free(&va);
-	mmc_fshare_free(&vb);
+	mmc_vshare_free(&va);
+	mmc_vshare_free(&vb);
 	if (ta != tb) {
 		uint64_t extra = ta > tb ? ta - tb : tb - ta;
 

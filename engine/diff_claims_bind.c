@@ -69,7 +69,7 @@ bool claims_field_covers(const struct dctx *c, const char *r, const char *n,
 	return !strcmp(r, "any") || !strcmp(r, n) || (!strcmp(r, "flags") && flags_name(n)) ||
 	       (!strcmp(r, "vmemmap") && !strncmp(n, "vmemmap_", 8)) ||
 	       (!strcmp(r, "folio") && (t == MMC_TAIL_FIRST || t == MMC_TAIL_SECOND) &&
-		c->la && folio_name(c->la, n));
+		c->layout_a && folio_name(c->layout_a, n));
 }
 
 bool claims_covers(const struct dctx *c, const struct bclaim *b, const char *n,
@@ -101,7 +101,7 @@ bool claims_covers(const struct dctx *c, const struct bclaim *b, const char *n,
 
 static unsigned int nslots_of(const struct dctx *c)
 {
-	unsigned int n = c->ga->struct_page_size / 8;
+	unsigned int n = c->geom_a->struct_page_size / 8;
 
 	return n > MMC_MAX_SLOTS ? MMC_MAX_SLOTS : n;
 }
@@ -133,7 +133,7 @@ static bool flag_known(const struct dctx *x, enum mmc_tail_index t, const char *
 /* A field name the diff could print for the images x is made of. */
 static bool name_known(const struct dctx *x, const char *name)
 {
-	uint64_t zm = mmc_flags_zone_mask(x->ga), nm = mmc_flags_node_mask(x->ga);
+	uint64_t zm = mmc_flags_zone_mask(x->geom_a), nm = mmc_flags_node_mask(x->geom_a);
 	char label[48], pre[32];
 
 	for (unsigned int ti = 0; ti < MMC_TAIL_KINDS; ti++) {
@@ -178,10 +178,10 @@ static struct dctx *names_of(const struct mmc_snapshot *s)
 
 	if (!x)
 		return NULL;
-	x->la = mmc_snapshot_layout(s);
-	x->ga = mmc_snapshot_geom(s);
-	if (x->la && x->la->member[MMC_PAGE_FLAGS].found)
-		x->flags_slot = x->la->member[MMC_PAGE_FLAGS].offset / 8;
+	x->layout_a = mmc_snapshot_layout(s);
+	x->geom_a = mmc_snapshot_geom(s);
+	if (x->layout_a && x->layout_a->member[MMC_PAGE_FLAGS].found)
+		x->flags_slot = x->layout_a->member[MMC_PAGE_FLAGS].offset / 8;
 	diff_names_init(x);
 	return x;
 }
@@ -236,7 +236,7 @@ static struct mmc_error *resolve(struct dctx *c, const struct dctx *xb, struct b
 /* The atom name n is on a page of kind t (AK_NONE: none). */
 static struct atom atom_of(const struct dctx *c, const char *n, enum mmc_tail_index t)
 {
-	uint64_t zm = mmc_flags_zone_mask(c->ga), nm = mmc_flags_node_mask(c->ga);
+	uint64_t zm = mmc_flags_zone_mask(c->geom_a), nm = mmc_flags_node_mask(c->geom_a);
 	uint64_t om = diff_order_mask(c, t);
 	struct atom a = { .kind = AK_NONE };
 	char label[48], pre[32];
@@ -285,7 +285,7 @@ static void cover_masks(const struct dctx *c, struct bclaim *b)
 	b->role = claims_covers(c, b, "role", MMC_TAIL_NONE);
 	for (unsigned int ti = 0; ti < MMC_TAIL_KINDS; ti++) {
 		enum mmc_tail_index t = (enum mmc_tail_index)ti;
-		uint64_t zm = mmc_flags_zone_mask(c->ga), nm = mmc_flags_node_mask(c->ga);
+		uint64_t zm = mmc_flags_zone_mask(c->geom_a), nm = mmc_flags_node_mask(c->geom_a);
 		uint64_t om = diff_order_mask(c, t);
 
 		for (unsigned int k = 0; k < nslots_of(c); k++) {
@@ -353,7 +353,7 @@ static void presence_mask(const struct dctx *c, const char *r, struct sig *m)
 	for (unsigned int ti = 0; ti < MMC_TAIL_KINDS; ti++) {
 		enum mmc_tail_index t = (enum mmc_tail_index)ti;
 		struct sig *x = &m[ti];
-		uint64_t zm = mmc_flags_zone_mask(c->ga), nm = mmc_flags_node_mask(c->ga);
+		uint64_t zm = mmc_flags_zone_mask(c->geom_a), nm = mmc_flags_node_mask(c->geom_a);
 		uint64_t om = diff_order_mask(c, t), bits = 0;
 
 		memset(x, 0, sizeof(*x));
@@ -482,9 +482,9 @@ struct mmc_error *diff_claims_bind(struct dctx *c, const struct mmc_claims *clai
 	snprintf(out->file, sizeof(out->file), "%s", claims->path);
 	out->strict = strict;
 	out->nclaims = n;
-	cb->have_head_bit = c->la && mmc_pageflag_bit(c->la, "PG_head", &cb->head_bit);
-	cb->ppv = c->ga->struct_page_size && c->ga->page_size >= c->ga->struct_page_size ?
-		  c->ga->page_size / c->ga->struct_page_size : 1;
+	cb->have_head_bit = c->layout_a && mmc_pageflag_bit(c->layout_a, "PG_head", &cb->head_bit);
+	cb->ppv = c->geom_a->struct_page_size && c->geom_a->page_size >= c->geom_a->struct_page_size ?
+		  c->geom_a->page_size / c->geom_a->struct_page_size : 1;
 	c->cgrp = (struct grouper){ .arr = &out->groups, .n = &out->ngroups,
 				    .total = &out->groups_total };
 	for (size_t i = 0; i < n && !err; i++) {

@@ -68,8 +68,8 @@ struct claims_bound;
 
 struct dctx {
 	const struct mmc_snapshot *a, *b;
-	const struct mmc_layout *la;
-	const struct mmc_geom *ga;
+	const struct mmc_layout *layout_a;
+	const struct mmc_geom *geom_a;
 	unsigned int flags_slot, ch_slot;
 	size_t max_pages, max_groups;
 	bool per_page;

@@ -17,8 +17,8 @@
 void diff_slot_name(const struct dctx *c, unsigned int slot, enum mmc_tail_index tail,
 		    char *buf, size_t size)
 {
-	if (c->la)
-		mmc_slot_label(c->la, slot, tail, buf, size);
+	if (c->layout_a)
+		mmc_slot_label(c->layout_a, slot, tail, buf, size);
 	else
 		snprintf(buf, size, "+0x%x", slot * 8);
 }
@@ -27,9 +27,9 @@ static uint32_t nr_pageflags(const struct dctx *c)
 {
 	int64_t v;
 
-	if (c->ga->nr_pageflags)
-		return c->ga->nr_pageflags;
-	if (c->la && mmc_layout_enum_value(c->la, MMC_ENUM_PAGEFLAGS, "__NR_PAGEFLAGS", &v) &&
+	if (c->geom_a->nr_pageflags)
+		return c->geom_a->nr_pageflags;
+	if (c->layout_a && mmc_layout_enum_value(c->layout_a, MMC_ENUM_PAGEFLAGS, "__NR_PAGEFLAGS", &v) &&
 	    v > 0 && v <= 64)
 		return (uint32_t)v;
 	return 0;
@@ -39,7 +39,7 @@ static uint32_t nr_pageflags(const struct dctx *c)
  * not eight bits. */
 uint64_t diff_order_mask(const struct dctx *c, enum mmc_tail_index tail)
 {
-	return tail == MMC_TAIL_FIRST && mmc_order_in_flags1(c->la) ? MMC_FLAGS1_ORDER_MASK : 0;
+	return tail == MMC_TAIL_FIRST && mmc_order_in_flags1(c->layout_a) ? MMC_FLAGS1_ORDER_MASK : 0;
 }
 
 /* Prefix for split flag names: "flags" for the page flags word, else the
@@ -60,7 +60,7 @@ void diff_bit_name(const struct dctx *c, enum mmc_tail_index tail, unsigned int 
 	diff_flags_prefix(c, tail, pre, sizeof(pre));
 	/* page[1]'s _flags_1 is its own flags word: same bit names */
 	if ((!strcmp(pre, "flags") || tail == MMC_TAIL_FIRST) && bit < nr_pageflags(c))
-		pg = mmc_pageflag_name(c->la, bit);
+		pg = mmc_pageflag_name(c->layout_a, bit);
 	if (pg)
 		snprintf(buf, size, "%s.%s", pre, pg);
 	else
@@ -81,7 +81,7 @@ static void add_name(char *list, size_t size, const char *name)
 /* Comma-separated field names of a signature (no duplicates). */
 static void sig_names(const struct dctx *c, const struct sig *s, char *out, size_t size)
 {
-	uint64_t zm = mmc_flags_zone_mask(c->ga), nm = mmc_flags_node_mask(c->ga);
+	uint64_t zm = mmc_flags_zone_mask(c->geom_a), nm = mmc_flags_node_mask(c->geom_a);
 	uint64_t om = diff_order_mask(c, s->tail);
 	char name[48], pre[32];
 	unsigned int k, b;
@@ -141,8 +141,8 @@ void diff_names_init(struct dctx *c)
 {
 	for (unsigned int k = 0; k < MMC_MAX_SLOTS; k++)
 		for (unsigned int t = 0; t < MMC_TAIL_KINDS; t++)
-			c->split[k][t] = k != c->flags_slot && c->la &&
-					 mmc_slot_halves(c->la, k, (enum mmc_tail_index)t,
+			c->split[k][t] = k != c->flags_slot && c->layout_a &&
+					 mmc_slot_halves(c->layout_a, k, (enum mmc_tail_index)t,
 							 c->half_name[k][t][0],
 							 c->half_name[k][t][1]);
 }
@@ -159,7 +159,7 @@ bool diff_sig_any(const struct sig *s)
 
 void diff_count_fields(struct dctx *c, struct field_counts *fc, const struct sig *s, uint64_t n)
 {
-	uint64_t zm = mmc_flags_zone_mask(c->ga), nm = mmc_flags_node_mask(c->ga);
+	uint64_t zm = mmc_flags_zone_mask(c->geom_a), nm = mmc_flags_node_mask(c->geom_a);
 	enum mmc_tail_index t = s->tail;
 	uint64_t om = diff_order_mask(c, t);
 	unsigned int k, b;

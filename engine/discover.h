@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "kernel.h"
-#include "nrec.h"
+#include "model.h"
 
 #define MMC_MAX_PGMAP_RANGES 64
 #define MMC_DAX_WHY_MAX 512

@@ -14,7 +14,7 @@
 #include "layout.h"
 #include "mem.h"
 #include "mmc_error.h"
-#include "nrec.h"
+#include "model.h"
 #include "pgtable.h"
 #include "vmcoreinfo.h"
 

@@ -15,7 +15,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "folio_read.h"
+#include "snapshot_folio.h"
 #include "lint_int.h"
 
 bool lint_folio_mapped(const struct mmc_folio_view *fv)
@@ -148,7 +148,7 @@ static void check_deferred(struct lint_ctx *c, uint64_t p2, const struct mmc_fol
 bool lint_check_folio(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec *rec)
 {
 	struct mmc_folio_view fv;
-	size_t n = mmc_folio_read(c->snap, c->range, pfn, rec, &fv);
+	size_t n = mmc_snapshot_folio(c->snap, c->range, pfn, rec, &fv);
 	bool mapped;
 
 	if (n < 2 || !fv.valid) {

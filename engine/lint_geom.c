@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "lint_int.h"
-#include "snapshot_share.h"
+#include "vshare.h"
 #include "rules.h"
 
 /* Orders beyond this are a corrupt snapshot, not a kernel: PUD_ORDER is 18. */
@@ -313,14 +313,14 @@ static void check_prot(struct lint_ctx *c, uint64_t per, uint64_t i,
 bool lint_check_vframes(struct lint_ctx *c)
 {
 	uint32_t psz = c->geom->page_size;
-	struct mmc_fshare fs;
+	struct mmc_vshare fs;
 	struct mmc_error *err;
 	uint64_t per;
 
 	if (!c->sps || !psz || psz % c->sps)
 		return true;
 	per = psz / c->sps;
-	err = mmc_fshare_build(c->snap, c->range, c->opts && c->opts->per_page, &fs);
+	err = mmc_vshare_build(c->snap, c->range, c->opts && c->opts->per_page, &fs);
 	if (err) {
 		mmc_error_destroy(err);
 		return false;
@@ -329,18 +329,18 @@ bool lint_check_vframes(struct lint_ctx *c)
 		/* sharing only inside a run whose frame does not move, and
 		 * with the last page of the run before it */
 		size_t nv = mmc_snapshot_range_nvframe_runs(c->snap, c->range);
-		struct mmc_fshare_run prev, cur;
+		struct mmc_vshare_run prev, cur;
 
 		memset(&prev, 0, sizeof(prev));
 		for (size_t j = 0; j < nv; j++) {
 			uint64_t first, count;
 			enum frame_prot fp;
 
-			mmc_fshare_load(c->snap, c->range, j, &cur);
+			mmc_vshare_load(c->snap, c->range, j, &cur);
 			if (prot_of(&cur.first) != FP_WRITABLE)
 				for (uint64_t i = cur.start; i < cur.start + cur.count; i++)
 					check_prot(c, per, i, &cur.first);
-			if (mmc_fshare_group(j ? &prev : NULL, &cur, &first, &count)) {
+			if (mmc_vshare_group(j ? &prev : NULL, &cur, &first, &count)) {
 				fp = prot_of(&cur.first);
 				if (first < cur.start)
 					fp = prot_join(fp, prot_of(&prev.first));
@@ -349,7 +349,7 @@ bool lint_check_vframes(struct lint_ctx *c)
 			}
 			prev = cur;
 		}
-		mmc_fshare_free(&fs);
+		mmc_vshare_free(&fs);
 		return true;
 	}
 	{
@@ -357,7 +357,7 @@ bool lint_check_vframes(struct lint_ctx *c)
 		uint8_t *fp = calloc(fs.vs.n ? fs.vs.n : 1, 1);
 
 		if (!fp) {
-			mmc_fshare_free(&fs);
+			mmc_vshare_free(&fs);
 			return false;
 		}
 		for (size_t i = 0; i < fs.vs.n; i++) {
@@ -379,6 +379,6 @@ bool lint_check_vframes(struct lint_ctx *c)
 		}
 		free(fp);
 	}
-	mmc_fshare_free(&fs);
+	mmc_vshare_free(&fs);
 	return true;
 }

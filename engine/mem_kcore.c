@@ -105,7 +105,7 @@ static const struct kcore_seg *map_find_other(const struct kcore_map *m, uint64_
  * A physical chunk two segments map (kcore's TEXT inside RAM; a crafted
  * core's overlapping PT_LOADs): read from both, and what they disagree on
  * is unreadable rather than taken from whichever segment comes first, as
- * dump_elf.c does for a dump.  *chunk shrinks to what both hold.
+ * mem_extent_elf.c does for a dump.  *chunk shrinks to what both hold.
  */
 static struct mmc_error *check_alias(struct mem_kcore *kc, const struct kcore_seg *s,
 				     const struct kcore_seg *t, uint64_t cur,

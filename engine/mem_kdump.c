@@ -14,7 +14,7 @@
 
 #include <libkdumpfile/kdumpfile.h>
 
-#include "dump_extent.h"
+#include "mem_extent.h"
 
 /*
  * libkdumpfile 0.5.1 looks a page up in its cache by scanning every entry,
@@ -33,7 +33,7 @@ struct mem_kdump {
 	int fd;
 	bool reader;		/* a second reader: fd and damage are the source's */
 	const char *path;	/* owned by struct mmc_mem */
-	/* pages whose data the file does not hold (dump_extent.h): libkdumpfile
+	/* pages whose data the file does not hold (mem_extent.h): libkdumpfile
 	 * would read them as zeros */
 	struct mmc_dump_damage *damage;
 	addrxlat_ctx_t *axctx;	/* to find the physical pages of a kernel */
@@ -183,7 +183,7 @@ static struct mmc_error *mem_kdump_read(void *priv, enum mmc_space space,
  * lives in it hooked into the context, and kdump_free() then walks that
  * freed memory (a SIGSEGV when it was reused:
  * doc/upstream/libkdumpfile/0005-*.patch).  The checks before the open
- * (dump_extent.c) refuse every such input known; this is for the ones not
+ * (mem_extent.c) refuse every such input known; this is for the ones not
  * known.  It costs the context's memory once per refused dump.
  */
 __attribute__((noinline))	/* tests/valgrind.supp names it */

@@ -18,7 +18,7 @@
 
 #include "layout.h"
 #include "mmc_error.h"
-#include "nrec.h"
+#include "model.h"
 #include "rules.h"
 
 struct mmc_norm;

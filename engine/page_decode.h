@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "layout.h"
-#include "nrec.h"
+#include "model.h"
 #include "rules.h"
 
 struct mmc_page_view {

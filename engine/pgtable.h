@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "mem.h"
-#include "nrec.h"	/* enum mmc_vprot, enum mmc_vleaf */
+#include "model.h"	/* enum mmc_vprot, enum mmc_vleaf */
 
 struct mmc_pgtable;
 

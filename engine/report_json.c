@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "folio_read.h"
+#include "snapshot_folio.h"
 #include "page_decode.h"
 #include "report_int.h"
 
@@ -248,7 +248,7 @@ static void json_show_decoded(FILE *out, const struct mmc_snapshot *snap, size_t
 	if (v.head) {
 		struct mmc_folio_view fv;
 
-		mmc_folio_read(snap, r, pfn, rec, &fv);
+		mmc_snapshot_folio(snap, r, pfn, rec, &fv);
 		if (fv.valid)
 			json_folio(out, &fv);
 	}

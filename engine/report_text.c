@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "folio_read.h"
+#include "snapshot_folio.h"
 #include "page_decode.h"
 #include "report_int.h"
 
@@ -148,7 +148,7 @@ static void print_folio(FILE *out, const struct mmc_snapshot *snap, size_t range
 	struct mmc_folio_view fv;
 	char a[64], b[64];
 
-	if (mmc_folio_read(snap, range, pfn, head, &fv) < 2) {
+	if (mmc_snapshot_folio(snap, range, pfn, head, &fv) < 2) {
 		fprintf(out, "      folio: page[1] not readable\n");
 		return;
 	}

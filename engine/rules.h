@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "layout.h"
-#include "nrec.h"
+#include "model.h"
 
 /* ---- which page of a compound page ---- */
 

@@ -8,11 +8,11 @@
  * into patterns (snapshot_seq.h): memory is O(patterns + unrepeated runs).
  * Reading: snapshot_mem.c; the run codec: snapshot_codec.c.  All of that is
  * in memory: files are snapshot_file_*.c, which the builder reaches only
- * through its sink (snapshot_priv.h).
+ * through its sink (snapshot_int.h).
  */
 #include "mmc_util.h"
 #include "snapshot.h"
-#include "snapshot_priv.h"
+#include "snapshot_int.h"
 
 #include <stdlib.h>
 #include <string.h>

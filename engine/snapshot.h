@@ -27,7 +27,7 @@
 
 #include "layout.h"
 #include "mmc_error.h"
-#include "nrec.h"
+#include "model.h"
 
 struct mmc_snapshot;
 
@@ -133,7 +133,7 @@ enum mmc_dax_state mmc_snapshot_dax(const struct mmc_snapshot *snap,
 
 /*
  * HugeTLB pools (discover_hugetlb.c): the hstates and their folios, as
- * consecutive alike folios (nrec.h).  Set before the first range of kind
+ * consecutive alike folios (model.h).  Set before the first range of kind
  * MMC_RANGE_HUGETLB begins (a range names its hstate).  why says what
  * kept them from being read ("" exactly when MMC_READ_DONE); MMC_READ_NOT
  * has no hstates; files before version 5 read as MMC_READ_NOT.  Folio

@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "snapshot_priv.h"
+#include "snapshot_int.h"
 
 /* ---- page runs ---- */
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "snapshot.h"
-#include "snapshot_priv.h"
+#include "snapshot_int.h"
 
 static bool geom_same(const struct mmc_geom *a, const struct mmc_geom *b)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Snapshot files written as the snapshot is built (snapshot.h,
- * mmc_snapshot_stream_open()), as the builder's sink (snapshot_priv.h):
+ * mmc_snapshot_stream_open()), as the builder's sink (snapshot_int.h):
  * the head sections first, each range's header when it begins, its page
  * patterns as soon as they can no longer grow (in batches), its vframe
  * patterns kept in memory until the range ends (a range's page patterns
@@ -19,7 +19,7 @@
 #include "mmc_util.h"
 #include "snapshot_file_emit.h"
 #include "snapshot_file_format.h"
-#include "snapshot_priv.h"
+#include "snapshot_int.h"
 
 #define STREAM_BATCH 256	/* patterns written at a time, at most */
 #define STREAM_WORDS 32768	/* or once they hold this many words */

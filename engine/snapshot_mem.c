@@ -7,7 +7,7 @@
  * snapshot_file_*.c.
  */
 #include "snapshot.h"
-#include "snapshot_priv.h"
+#include "snapshot_int.h"
 
 #include <stdlib.h>
 #include <string.h>

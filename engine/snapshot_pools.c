@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snapshot_priv.h"
+#include "snapshot_int.h"
 
 /* Orders beyond this are no hstate: PUD_ORDER is 18 on x86_64. */
 #define HSTATE_MAX_ORDER 40

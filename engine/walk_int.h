@@ -16,7 +16,7 @@
 
 #include "discover.h"
 #include "kernel.h"
-#include "nrec.h"
+#include "model.h"
 
 #define WIN_VPAGES	64	/* vmemmap pages per window: 256 KiB, 4096 struct pages */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Fuzz target: opening a dump (the extent checks of dump_extent.c, then
+ * Fuzz target: opening a dump (the extent checks of mem_extent.c, then
  * libkdumpfile on the same bytes: kdump-compressed, ELF, flattened) and
  * reading from it, physical and virtual, where the input says.  The input
  * is the file; its last 16 bytes also choose two addresses to read.

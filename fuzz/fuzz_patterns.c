@@ -3,7 +3,7 @@
  * Fuzz target, differential: lint and diff take a snapshot's repeated
  * patterns once where that is provably the same as going page by page
  * (engine/lint_pattern.c, diff_chunk.c), and vmemmap frame sharing by
- * runs where intervals prove it (engine/snapshot_share.c).  On any
+ * runs where intervals prove it (engine/vshare.c).  On any
  * snapshot the reader accepts (size and checksum fixed up first), both
  * ways must give the same result: a difference aborts.  Snapshots of up
  * to 1 Mi pages.
@@ -17,7 +17,7 @@
 #include "diff.h"
 #include "lint.h"
 #include "snapshot.h"
-#include "snapshot_share.h"
+#include "vshare.h"
 
 #include "snapshot_fixup.h"
 
@@ -99,25 +99,25 @@ static void same_diff(const struct mmc_snapshot *x, const struct mmc_snapshot *y
 static void same_share(const struct mmc_snapshot *s)
 {
 	for (size_t r = 0; r < mmc_snapshot_nranges(s); r++) {
-		struct mmc_fshare runs, frames;
+		struct mmc_vshare runs, frames;
 
 		if (mmc_snapshot_range_nvframes(s, r) > (1u << 16))
 			continue;
-		if (mmc_fshare_build(s, r, false, &runs))
+		if (mmc_vshare_build(s, r, false, &runs))
 			continue;
-		if (mmc_fshare_build(s, r, true, &frames)) {
-			mmc_fshare_free(&runs);
+		if (mmc_vshare_build(s, r, true, &frames)) {
+			mmc_vshare_free(&runs);
 			continue;
 		}
 		for (uint64_t i = 0; i < frames.n; i++) {
 			uint64_t f, c;
 
-			mmc_fshare_at(&runs, i, &f, &c);
+			mmc_vshare_at(&runs, i, &f, &c);
 			if (f != frames.vs.first[i] || c != frames.vs.count[i])
 				abort();
 		}
-		mmc_fshare_free(&runs);
-		mmc_fshare_free(&frames);
+		mmc_vshare_free(&runs);
+		mmc_vshare_free(&frames);
 	}
 }
 

@@ -10,7 +10,7 @@ format or POSIX says, not what memmapcheck printed once.
   2  inputs that are not regular files or block devices (a FIFO, a
      character device): refused at once; signals that end a snapshot
      leave no temporary file;
-  3  (dump_elf.c, tests/unit/test_mem.c and damage.py's ELF cases);
+  3  (mem_extent_elf.c, tests/unit/test_mem.c and damage.py's ELF cases);
   4  VMCOREINFO contradicting the dump: exit 2 naming the key;
   5  VMCOREINFO without BUILD-ID: said, never a complete verdict;
   6  an output that is the file standard output goes to: refused;

@@ -767,7 +767,7 @@ def elf_cases(d, oracle, elf, table, dataoff, end, work):
         cls, pfns = oracle.classify(seg_frames(p, n))
         if cls not in best or (cls == 'struct' and len(pfns) < len(best[cls][2])):
             best[cls] = (ph, p, pfns, n, oracle.reach(seg_frames(p, n)))
-    # the segment table against itself (dump_elf.c): outcomes from the
+    # the segment table against itself (mem_extent_elf.c): outcomes from the
     # ELF's own program headers
     phdr = lambda ph: list(struct.unpack_from('<IIQQQQQQ', data, ph))
 

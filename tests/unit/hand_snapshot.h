@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "mmc_error.h"
-#include "nrec.h"
+#include "model.h"
 
 /* A slot of class cls (MMC_V_*): off and v as that class reads them, raw
  * the word the kernel held. */

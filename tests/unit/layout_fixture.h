@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "layout.h"
-#include "nrec.h"
+#include "model.h"
 
 struct mmc_test_enumerator {
 	const char *name;

@@ -3,8 +3,8 @@
  * A folio's page[1] and page[2], read from a snapshot next to its head:
  * the one place lint and the renderers get the folio fields from.
  */
-#ifndef MMC_FOLIO_READ_H
-#define MMC_FOLIO_READ_H
+#ifndef MMC_SNAPSHOT_FOLIO_H
+#define MMC_SNAPSHOT_FOLIO_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -17,7 +17,7 @@
  * Returns how many of head, page[1], page[2] are in the range and readable
  * (fv is decoded when that is at least 2; page[2]'s members only at 3).
  */
-size_t mmc_folio_read(const struct mmc_snapshot *snap, size_t range, uint64_t pfn,
+size_t mmc_snapshot_folio(const struct mmc_snapshot *snap, size_t range, uint64_t pfn,
 		      const struct mmc_nrec *head, struct mmc_folio_view *fv);
 
 #endif

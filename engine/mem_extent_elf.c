@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Dump extent checks of an x86_64 ELF dump (dump_extent.h): the program
+ * Dump extent checks of an x86_64 ELF dump (mem_extent.h): the program
  * header table, every PT_NOTE's notes and every PT_LOAD's file range.
  */
-#include "dump_extent.h"
-#include "dump_extent_int.h"
+#include "mem_extent.h"
+#include "mem_extent_int.h"
 #include "mmc_util.h"
 
 #include <elf.h>

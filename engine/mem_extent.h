@@ -23,8 +23,8 @@
  * what was found ("dump truncated: the file is M bytes, its page
  * descriptors and data need K; ...").
  */
-#ifndef MMC_DUMP_EXTENT_H
-#define MMC_DUMP_EXTENT_H
+#ifndef MMC_MEM_EXTENT_H
+#define MMC_MEM_EXTENT_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * vmemmap frame sharing by runs (snapshot_share.h).
+ * vmemmap frame sharing by runs (vshare.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "snapshot_share.h"
+#include "vshare.h"
 
 struct ival {
 	unsigned __int128 lo, hi;	/* frame addresses [lo, hi] */
@@ -68,7 +68,7 @@ static bool grow_out(struct ival **out, size_t *cap, size_t need)
 }
 
 static void load_body(const struct mmc_snapshot *snap, size_t range, size_t pi, uint32_t b,
-		      uint64_t start, struct mmc_fshare_run *r, uint64_t *dpaddr)
+		      uint64_t start, struct mmc_vshare_run *r, uint64_t *dpaddr)
 {
 	struct mmc_vframe d;
 
@@ -81,13 +81,13 @@ static void load_body(const struct mmc_snapshot *snap, size_t range, size_t pi, 
 static bool add_pattern(const struct mmc_snapshot *snap, size_t range, size_t pi,
 			const struct mmc_snapshot_pattern *p, struct ival *tmp,
 			struct ival **out, size_t *nout, size_t *cap,
-			struct mmc_fshare_run *last, bool *have_last)
+			struct mmc_vshare_run *last, bool *have_last)
 {
 	uint64_t D = 0, dl;
 	size_t nt = 0;
 	bool have_d = false;
 	struct ival hull;
-	struct mmc_fshare_run prev, cur, bl;
+	struct mmc_vshare_run prev, cur, bl;
 
 	/* the body's last run in repetition 0: the one before the body's
 	 * first in repetitions 1 and on */
@@ -100,21 +100,21 @@ static bool add_pattern(const struct mmc_snapshot *snap, size_t range, size_t pi
 
 		load_body(snap, range, pi, b, b ? prev.start + prev.count : p->start, &cur, &d);
 		if (b) {
-			joined = mmc_fshare_joined(&prev, &cur);
+			joined = mmc_vshare_joined(&prev, &cur);
 		} else {
 			/* joined in every repetition or in none */
-			joined = *have_last && mmc_fshare_joined(last, &cur);
+			joined = *have_last && mmc_vshare_joined(last, &cur);
 			if (p->reps > 1) {
-				struct mmc_fshare_run cur1 = cur;
+				struct mmc_vshare_run cur1 = cur;
 
 				cur1.start += p->period;
 				cur1.first.paddr += d;
-				if (mmc_fshare_joined(&bl, &cur1) != joined)
+				if (mmc_vshare_joined(&bl, &cur1) != joined)
 					return false;
 			}
 		}
 		prev = cur;
-		if (!mmc_fshare_has_frame(&cur))
+		if (!mmc_vshare_has_frame(&cur))
 			continue;
 		if (p->reps > 1) {
 			/* every frame moves by the same delta */
@@ -179,7 +179,7 @@ static bool runs_distinct(const struct mmc_snapshot *snap, size_t range, bool *n
 {
 	size_t np = mmc_snapshot_range_nvframe_patterns(snap, range), n = 0, cap = 0;
 	struct ival *out = NULL, *tmp = NULL;
-	struct mmc_fshare_run last;
+	struct mmc_vshare_run last;
 	bool ok = true, have_last = false;
 	uint32_t maxbody = 1;
 
@@ -214,8 +214,8 @@ static bool runs_distinct(const struct mmc_snapshot *snap, size_t range, bool *n
 	return ok;
 }
 
-struct mmc_error *mmc_fshare_build(const struct mmc_snapshot *snap, size_t range,
-				   bool per_frame, struct mmc_fshare *out)
+struct mmc_error *mmc_vshare_build(const struct mmc_snapshot *snap, size_t range,
+				   bool per_frame, struct mmc_vshare *out)
 {
 	bool nomem = false;
 
@@ -228,27 +228,27 @@ struct mmc_error *mmc_fshare_build(const struct mmc_snapshot *snap, size_t range
 		return mmc_error_nomem();
 	if (out->by_runs)
 		return NULL;
-	return mmc_vshare_build(snap, range, &out->vs);
+	return mmc_vshare_table_build(snap, range, &out->vs);
 }
 
-void mmc_fshare_free(struct mmc_fshare *fs)
+void mmc_vshare_free(struct mmc_vshare *fs)
 {
 	if (!fs->by_runs)
-		mmc_vshare_free(&fs->vs);
+		mmc_vshare_table_free(&fs->vs);
 	memset(fs, 0, sizeof(*fs));
 }
 
-void mmc_fshare_load(const struct mmc_snapshot *snap, size_t range, size_t j,
-		     struct mmc_fshare_run *r)
+void mmc_vshare_load(const struct mmc_snapshot *snap, size_t range, size_t j,
+		     struct mmc_vshare_run *r)
 {
 	mmc_snapshot_range_vframe_run(snap, range, j, &r->start, &r->count, &r->first,
 				      &r->stride);
 }
 
-void mmc_fshare_at(const struct mmc_fshare *fs, uint64_t i, uint64_t *first, uint64_t *count)
+void mmc_vshare_at(const struct mmc_vshare *fs, uint64_t i, uint64_t *first, uint64_t *count)
 {
 	size_t lo = 0, nv = mmc_snapshot_range_nvframe_runs(fs->snap, fs->range), hi = nv;
-	struct mmc_fshare_run prev, cur, next;
+	struct mmc_vshare_run prev, cur, next;
 
 	*first = i;
 	*count = 0;
@@ -269,15 +269,15 @@ void mmc_fshare_at(const struct mmc_fshare *fs, uint64_t i, uint64_t *first, uin
 		else
 			hi = mid;
 	}
-	mmc_fshare_load(fs->snap, fs->range, lo, &cur);
+	mmc_vshare_load(fs->snap, fs->range, lo, &cur);
 	if (lo)
-		mmc_fshare_load(fs->snap, fs->range, lo - 1, &prev);
-	if (mmc_fshare_group(lo ? &prev : NULL, &cur, first, count) || !mmc_fshare_has_frame(&cur))
+		mmc_vshare_load(fs->snap, fs->range, lo - 1, &prev);
+	if (mmc_vshare_group(lo ? &prev : NULL, &cur, first, count) || !mmc_vshare_has_frame(&cur))
 		return;
 	*count = 1;
 	if (i + 1 == cur.start + cur.count && lo + 1 < nv) {
-		mmc_fshare_load(fs->snap, fs->range, lo + 1, &next);
-		if (mmc_fshare_joined(&cur, &next))
+		mmc_vshare_load(fs->snap, fs->range, lo + 1, &next);
+		if (mmc_vshare_joined(&cur, &next))
 			*count = next.count + 1;
 	}
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Dump extent checks (dump_extent.h).  Only the x86_64 (little-endian,
+ * Dump extent checks (mem_extent.h).  Only the x86_64 (little-endian,
  * 64-bit) forms of each format are checked; others are left to
  * libkdumpfile.
  *
@@ -12,8 +12,8 @@
  * offset, u32 size, u32 flags, u64 page_flags} per dumped pfn in pfn order,
  * then the page data.
  */
-#include "dump_extent.h"
-#include "dump_extent_int.h"
+#include "mem_extent.h"
+#include "mem_extent_int.h"
 #include "mmc_util.h"
 
 #include <elf.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Frame sharing by runs (engine/snapshot_share.c) against the per-frame
- * table of engine/vframe_share.c, a second implementation that hashes
+/* Frame sharing by runs (engine/vshare.c) against the per-frame
+ * table of engine/vshare_table.c, a second implementation that hashes
  * every frame address: on vmemmap layouts like the kernel's (map=mem with
  * shared tail frames in 2 MiB blocks, map=dev), and on ones where frames of
  * different runs coincide (a double mapping, the same frames in every
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "snapshot.h"
-#include "snapshot_share.h"
+#include "vshare.h"
 #include "tap.h"
 
 #define NPAGES (512ULL * 256)	/* 256 compound pages of 2 MiB: 2048 frames */
@@ -72,13 +72,13 @@ static struct mmc_snapshot *build(enum layout_kind k)
 static void check(enum layout_kind k, const char *name, bool want_by_runs)
 {
 	struct mmc_snapshot *s = build(k);
-	struct mmc_fshare fs;
-	struct mmc_vshare vs;
+	struct mmc_vshare fs;
+	struct mmc_vshare_table vs;
 	uint64_t bad = 0, shared = 0;
 
 	if (!tap_ok(s != NULL, "%s: snapshot built", name))
 		return;
-	if (!tap_ok(!mmc_fshare_build(s, 0, false, &fs) && !mmc_vshare_build(s, 0, &vs),
+	if (!tap_ok(!mmc_vshare_build(s, 0, false, &fs) && !mmc_vshare_table_build(s, 0, &vs),
 		    "%s: sharing computed both ways", name))
 		return;
 	tap_ok(fs.by_runs == want_by_runs, "%s: %s", name,
@@ -86,15 +86,15 @@ static void check(enum layout_kind k, const char *name, bool want_by_runs)
 	for (uint64_t i = 0; i < vs.n; i++) {
 		uint64_t f, c;
 
-		mmc_fshare_at(&fs, i, &f, &c);
+		mmc_vshare_at(&fs, i, &f, &c);
 		bad += f != vs.first[i] || c != vs.count[i];
 		shared += vs.count[i] > 1;
 	}
 	tap_ok(bad == 0 && (shared > 0) == (k != DEV), "%s: every frame's first mapper and mapper count agree "
 	       "(%llu frames, %llu shared, %llu differ)", name, (unsigned long long)vs.n,
 	       (unsigned long long)shared, (unsigned long long)bad);
-	mmc_fshare_free(&fs);
-	mmc_vshare_free(&vs);
+	mmc_vshare_free(&fs);
+	mmc_vshare_table_free(&vs);
 	mmc_snapshot_destroy(s);
 }
 

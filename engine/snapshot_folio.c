@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <string.h>
 
-#include "folio_read.h"
+#include "snapshot_folio.h"
 
-size_t mmc_folio_read(const struct mmc_snapshot *snap, size_t range, uint64_t pfn,
+size_t mmc_snapshot_folio(const struct mmc_snapshot *snap, size_t range, uint64_t pfn,
 		      const struct mmc_nrec *head, struct mmc_folio_view *fv)
 {
 	struct mmc_nrec recs[3];

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vframe_share.h"
+#include "vshare_table.h"
 
 struct slot {
 	uint64_t paddr, first;
@@ -32,8 +32,8 @@ static bool has_frame(const struct mmc_vframe *vf)
 	return vf->kind == MMC_VF_RAM || vf->kind == MMC_VF_DEVICE;
 }
 
-struct mmc_error *mmc_vshare_build(const struct mmc_snapshot *snap, size_t range,
-				   struct mmc_vshare *out)
+struct mmc_error *mmc_vshare_table_build(const struct mmc_snapshot *snap, size_t range,
+				   struct mmc_vshare_table *out)
 {
 	size_t n = mmc_snapshot_range_nvframes(snap, range), cap = 16;
 	struct slot *tab;
@@ -46,7 +46,7 @@ struct mmc_error *mmc_vshare_build(const struct mmc_snapshot *snap, size_t range
 	out->count = calloc(n ? n : 1, sizeof(*out->count));
 	if (!tab || !out->first || !out->count) {
 		free(tab);
-		mmc_vshare_free(out);
+		mmc_vshare_table_free(out);
 		return mmc_error_nomem();
 	}
 	out->n = n;
@@ -73,7 +73,7 @@ struct mmc_error *mmc_vshare_build(const struct mmc_snapshot *snap, size_t range
 	return NULL;
 }
 
-void mmc_vshare_free(struct mmc_vshare *vs)
+void mmc_vshare_table_free(struct mmc_vshare_table *vs)
 {
 	free(vs->first);
 	free(vs->count);

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Inside the dump extent checks (dump_extent.h): the file as read, the
+ * Inside the dump extent checks (mem_extent.h): the file as read, the
  * damage found, and the helpers the format checkers share
- * (dump_extent.c: kdump-compressed and flattened; dump_elf.c: ELF
+ * (mem_extent.c: kdump-compressed and flattened; mem_extent_elf.c: ELF
  * program headers and notes).
  */
-#ifndef MMC_DUMP_EXTENT_INT_H
-#define MMC_DUMP_EXTENT_INT_H
+#ifndef MMC_MEM_EXTENT_INT_H
+#define MMC_MEM_EXTENT_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>

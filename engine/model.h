@@ -10,8 +10,8 @@
  * display.  Diff compares (cls, off, v) only; `raw` is never compared except
  * where cls == MMC_V_RAW (then v == raw).
  */
-#ifndef MMC_NREC_H
-#define MMC_NREC_H
+#ifndef MMC_MODEL_H
+#define MMC_MODEL_H
 
 #include <stdbool.h>
 #include <stdint.h>

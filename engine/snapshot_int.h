@@ -4,8 +4,8 @@
  * snapshot in memory (building, the run codec, reading, pools, equality)
  * and by the streaming file writer.  Nothing else includes it.
  */
-#ifndef MMC_SNAPSHOT_PRIV_H
-#define MMC_SNAPSHOT_PRIV_H
+#ifndef MMC_SNAPSHOT_INT_H
+#define MMC_SNAPSHOT_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
