@@ -341,14 +341,142 @@ static int check_threads_env(const struct command *c, const struct opts *o)
 	return 0;
 }
 
+/* -f, --json, --report-format: which renderer, checked against what the command writes */
+static int set_format_option(const struct command *c, int ch, struct opts *o)
+{
+	switch (ch) {
+	case 'f':
+		if (!parse_format(optarg, &o->format) ||
+		    (c->formats && (!strstr(c->formats, optarg) || strchr(optarg, '|'))))
+			return cli_usage_error(c->name, "%s takes -f %s, not '%s'", c->name,
+					       c->formats ? c->formats : "text|json|ktap|junit|kcidb",
+					       optarg);
+		break;
+	case 'J':
+		o->format = MMC_FMT_JSON;
+		break;
+	case 'F':
+		if (!parse_format(optarg, &o->report_format) ||
+		    o->report_format == MMC_FMT_TEXT ||
+		    (c->formats && !strstr(c->formats, optarg)))
+			return cli_usage_error(c->name, "--report-format takes json, ktap or junit%s, not '%s'",
+					       c->formats ? "" : " (or kcidb)", optarg);
+		break;
+	}
+	return 0;
+}
+
+/* -r, -n, --max-groups, --pfn, --threads: numbers, each with its bounds */
+static int set_number_option(const struct command *c, int ch, struct opts *o, bool *have_n)
+{
+	unsigned long long v;
+
+	switch (ch) {
+	case 'r':
+		if (!parse_count(optarg, 0x7fffffffUL, &v))
+			return cli_usage_error(c->name, "-r takes a range number >= 0, not '%s'", optarg);
+		o->range = (long)v;
+		break;
+	case 'n':
+		if (!parse_count(optarg, SIZE_MAX / 2, &v))
+			return cli_usage_error(c->name, "-n takes a number of pages >= 0, not '%s' (--all-pages shows every one)",
+					       optarg);
+		o->max_pages = (size_t)v;
+		*have_n = true;
+		break;
+	case 'G':
+		/* a group costs a few hundred bytes: 2^24 of them is GBs */
+		if (!parse_count(optarg, 1UL << 24, &v) || v < 1)
+			return cli_usage_error(c->name, "--max-groups takes a number from 1 to %lu, not '%s'",
+					       1UL << 24, optarg);
+		o->max_groups = (size_t)v;
+		break;
+	case 'X':
+		if (!parse_count(optarg, UINT64_MAX, &v))
+			return cli_usage_error(c->name, "--pfn takes a page frame number (decimal or 0x hex), not '%s'",
+					       optarg);
+		o->pfn = v;
+		o->have_pfn = true;
+		break;
+	case 'T':
+		/* the bounds MEMMAPCHECK_THREADS has (engine/walk.c) */
+		if (!parse_count(optarg, 64, &v) || v < 1)
+			return cli_usage_error(c->name, "--threads takes a number from 1 to 64, not '%s'",
+					       optarg);
+		o->threads = (unsigned int)v;
+		break;
+	}
+	return 0;
+}
+
+/* The options that take a path or nothing */
+static int set_plain_option(const struct command *c, int ch, struct opts *o)
+{
+	switch (ch) {
+	case 'o':
+		o->output = optarg;
+		break;
+	case 'R':
+		o->report = optarg;
+		break;
+	case 'B':
+		o->save_base = optarg;
+		break;
+	case 'N':
+		o->save_new = optarg;
+		break;
+	case 'M':
+		o->map = optarg;
+		break;
+	case 'C':
+		o->check = optarg;
+		break;
+	case 'A':
+		o->all_pages = true;
+		break;
+	case 'L':
+		o->live = true;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case 'P':
+		o->progress = 1;
+		break;
+	case 'p':
+		o->progress = 0;
+		break;
+	case 'K':
+		o->claims = optarg;
+		break;
+	case 'S':
+		o->strict = true;
+		break;
+	}
+	return 0;
+}
+
+/* Options that contradict each other, once all are read. */
+static int check_option_combinations(const struct command *c, struct opts *o, bool have_n)
+{
+	if (have_n && o->all_pages)
+		return cli_usage_error(c->name, "-n and --all-pages contradict each other");
+	if (o->strict && !o->claims)
+		return cli_usage_error(c->name, "--strict needs --claims FILE");
+	if (o->check && o->output)
+		return cli_usage_error(c->name, "-o and --check: one at a time");
+	if (o->have_pfn && o->range >= 0)
+		return cli_usage_error(c->name, "-r and --pfn: one at a time");
+	return check_threads_env(c, o);
+}
+
 static int parse_options(const struct command *c, int argc, char **argv,
 			 struct opts *o, bool *help)
 {
 	unsigned char seen[256] = { 0 };
 	bool have_n = false;
-	unsigned long long v;
 	const char *name;
-	int ch;
+	int ch, rc;
 
 	optind = 2;
 	opterr = 0;	/* our own messages, without argv[0]'s path */
@@ -370,107 +498,16 @@ static int parse_options(const struct command *c, int argc, char **argv,
 		if (given_twice(ch, seen))
 			return cli_usage_error(c->name, "%s given twice (or with its other spelling): give it once",
 					       name);
-		switch (ch) {
-		case 'f':
-			if (!parse_format(optarg, &o->format) ||
-			    (c->formats && (!strstr(c->formats, optarg) || strchr(optarg, '|'))))
-				return cli_usage_error(c->name, "%s takes -f %s, not '%s'", c->name,
-						       c->formats ? c->formats : "text|json|ktap|junit|kcidb",
-						       optarg);
-			break;
-		case 'J':
-			o->format = MMC_FMT_JSON;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'R':
-			o->report = optarg;
-			break;
-		case 'F':
-			if (!parse_format(optarg, &o->report_format) ||
-			    o->report_format == MMC_FMT_TEXT ||
-			    (c->formats && !strstr(c->formats, optarg)))
-				return cli_usage_error(c->name, "--report-format takes json, ktap or junit%s, not '%s'",
-						       c->formats ? "" : " (or kcidb)", optarg);
-			break;
-		case 'B':
-			o->save_base = optarg;
-			break;
-		case 'N':
-			o->save_new = optarg;
-			break;
-		case 'M':
-			o->map = optarg;
-			break;
-		case 'C':
-			o->check = optarg;
-			break;
-		case 'r':
-			if (!parse_count(optarg, 0x7fffffffUL, &v))
-				return cli_usage_error(c->name, "-r takes a range number >= 0, not '%s'", optarg);
-			o->range = (long)v;
-			break;
-		case 'n':
-			if (!parse_count(optarg, SIZE_MAX / 2, &v))
-				return cli_usage_error(c->name, "-n takes a number of pages >= 0, not '%s' (--all-pages shows every one)",
-						       optarg);
-			o->max_pages = (size_t)v;
-			have_n = true;
-			break;
-		case 'A':
-			o->all_pages = true;
-			break;
-		case 'G':
-			/* a group costs a few hundred bytes: 2^24 of them is GBs */
-			if (!parse_count(optarg, 1UL << 24, &v) || v < 1)
-				return cli_usage_error(c->name, "--max-groups takes a number from 1 to %lu, not '%s'",
-						       1UL << 24, optarg);
-			o->max_groups = (size_t)v;
-			break;
-		case 'L':
-			o->live = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'P':
-			o->progress = 1;
-			break;
-		case 'p':
-			o->progress = 0;
-			break;
-		case 'K':
-			o->claims = optarg;
-			break;
-		case 'S':
-			o->strict = true;
-			break;
-		case 'X':
-			if (!parse_count(optarg, UINT64_MAX, &v))
-				return cli_usage_error(c->name, "--pfn takes a page frame number (decimal or 0x hex), not '%s'",
-						       optarg);
-			o->pfn = v;
-			o->have_pfn = true;
-			break;
-		case 'T':
-			/* the bounds MEMMAPCHECK_THREADS has (engine/walk.c) */
-			if (!parse_count(optarg, 64, &v) || v < 1)
-				return cli_usage_error(c->name, "--threads takes a number from 1 to 64, not '%s'",
-						       optarg);
-			o->threads = (unsigned int)v;
-			break;
-		}
+		if (strchr("fJF", ch))
+			rc = set_format_option(c, ch, o);
+		else if (strchr("rnGXT", ch))
+			rc = set_number_option(c, ch, o, &have_n);
+		else
+			rc = set_plain_option(c, ch, o);
+		if (rc)
+			return rc;
 	}
-	if (have_n && o->all_pages)
-		return cli_usage_error(c->name, "-n and --all-pages contradict each other");
-	if (o->strict && !o->claims)
-		return cli_usage_error(c->name, "--strict needs --claims FILE");
-	if (o->check && o->output)
-		return cli_usage_error(c->name, "-o and --check: one at a time");
-	if (o->have_pfn && o->range >= 0)
-		return cli_usage_error(c->name, "-r and --pfn: one at a time");
-	return check_threads_env(c, o);
+	return check_option_combinations(c, o, have_n);
 }
 
 static int run(int argc, char **argv)
