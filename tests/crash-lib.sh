@@ -1,11 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Shell helpers for running crash with memmapcheck.so (tests/crash.t,
-<<<<<<< HEAD
 # crash-reader.t, deb.t, scripts/bench/bench-crash.sh).  POSIX sh; source it, do
 # not run it.
-=======
-# scripts/bench/bench-crash.sh).  POSIX sh; source it, do not run it.
->>>>>>> 5430a95
 #
 #   MMC_BUILD          build dir (memmapcheck CLI, crash-ext/<ver>/memmapcheck.so)
 #   MEMMAPCHECK_CACHE  ${HOME}/.cache/memmapcheck by default

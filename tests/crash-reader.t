@@ -59,16 +59,9 @@ find_crashes
 
 images=
 for name in ${MMC_CRASH_READER_IMAGES:-6.12-base-b1 6.12-base-kdump 7.2-base-b1 6.1-stock-b1}; do
-<<<<<<< HEAD
 	img=$(taplib_py dump_path "$name")
 	if [ -n "$img" ]; then
 		images="$images $img"
-=======
-	case $name in 6.1-*) g=6.1-stock ;; *) g=${name%%-*} ;; esac
-	dir=$("$here/../scripts/vectors/unpack-dumps.sh" "$g" 2>/dev/null)
-	if [ -n "$dir" ] && [ -r "$dir/$name.kdump" ]; then
-		images="$images $dir/$name.kdump"
->>>>>>> 5430a95
 	else
 		skip "$name: dump not unpacked from dumps/$(taplib_py group_of "$name").tar.xz"
 	fi

@@ -47,15 +47,8 @@ elif [ "${MMC_CRASH_CACHED:-0}" = 1 ] && [ -r "$status" ]; then
 else
 	images=
 	for name in $(grep -v '^#' "$here/../test-vectors/crash-images.txt"); do
-<<<<<<< HEAD
 		img=$(taplib_py dump_path "$name")
 		[ -n "$img" ] && images="$images $img"
-=======
-		case $name in 6.1-*) g=6.1-stock ;; *) g=${name%%-*} ;; esac
-		[ -r "$here/../dumps/$g.tar.xz" ] || continue
-		dir=$("$here/../scripts/vectors/unpack-dumps.sh" "$g") || continue
-		[ -r "$dir/$name.kdump" ] && images="$images $dir/$name.kdump"
->>>>>>> 5430a95
 	done
 fi
 [ -z "$images" ] && skip "no dump in $CACHE/images/*.kdump (scripts/vectors/make-vectors.sh makes them)"

@@ -16,14 +16,10 @@ import os
 import subprocess
 import sys
 
-<<<<<<< HEAD:scripts/docs/lint-table.py
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(TOP, "tests"))
 from taplib import group_of, own_groups  # noqa: E402
-=======
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
->>>>>>> 5430a95:scripts/docs/lint-table.py
 
 
 def images():
@@ -38,25 +34,11 @@ def dumps(kver):
 
 
 def group_dir(img, kver_dir):
-<<<<<<< HEAD:scripts/docs/lint-table.py
     """Where img's dump is unpacked: its own group's directory when it is
     in a group of its own (tests/taplib.py group_of()), else its kernel
     version's."""
     g = group_of(img)
     return dumps(g) if g in own_groups() else kver_dir
-=======
-    """Where img's dump is unpacked: its own group's directory when a
-    test-vectors/<group>-images.txt lists it (scripts/vectors/make-vectors.sh
-    OWN_GROUPS), else its kernel version's."""
-    tv = os.path.join(TOP, "test-vectors")
-    for f in sorted(os.listdir(tv)):
-        if not f.endswith("-images.txt") or f in ("crash-images.txt", "dax-chain-images.txt"):
-            continue
-        with open(os.path.join(tv, f)) as lst:
-            if img in (line.split("#", 1)[0].strip() for line in lst):
-                return dumps(f[:-len("-images.txt")])
-    return kver_dir
->>>>>>> 5430a95:scripts/docs/lint-table.py
 
 
 def lint(cli, layout, dump):

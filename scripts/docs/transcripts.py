@@ -49,15 +49,11 @@ import subprocess
 import sys
 import tempfile
 
-<<<<<<< HEAD:scripts/docs/transcripts.py
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(TOP, "tests"))
 from taplib import own_groups  # noqa: E402
 
-=======
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
->>>>>>> 5430a95:scripts/docs/transcripts.py
 CACHE = os.environ.get("MEMMAPCHECK_CACHE",
                        os.path.join(os.path.expanduser("~"), ".cache", "memmapcheck"))
 BUILD = os.environ.get("MMC_BUILD", os.path.join(TOP, "build"))
@@ -114,14 +110,9 @@ def setup(work):
     for f in os.listdir(os.path.join(TOP, "test-vectors", "layouts")):
         if f.endswith(".layout"):
             os.symlink(os.path.join(TOP, "test-vectors", "layouts", f), os.path.join(work, f))
-<<<<<<< HEAD:scripts/docs/transcripts.py
     # the kernel versions' groups and the groups of their own
     for g in ["6.1-stock", "6.12", "7.2"] + own_groups():
-        r = subprocess.run([os.path.join(TOP, "scripts", "unpack-dumps.sh"), g],
-=======
-    for g in ("6.1-stock", "6.12", "7.2", "section-vmemmap"):
         r = subprocess.run([os.path.join(TOP, "scripts", "vectors", "unpack-dumps.sh"), g],
->>>>>>> 5430a95:scripts/docs/transcripts.py
                            capture_output=True, text=True)
         if r.returncode != 0:
             continue
