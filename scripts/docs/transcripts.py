@@ -135,6 +135,11 @@ def setup(work):
         v = os.path.join(kdir, k, "vmlinux")
         if os.path.exists(v) and not k.startswith("6.1-"):
             os.symlink(v, os.path.join(work, k + ".vmlinux"))
+    # crash 9 (scripts/vectors/build-crash9.sh), which crash-session needs for
+    # 6.12 and 7.x dumps: a transcript says needs=crash9 to be skipped without it
+    c9 = os.path.join(CACHE, "crash-9", "root", "usr", "bin", "crash")
+    if os.access(c9, os.X_OK):
+        os.symlink(c9, os.path.join(work, "crash9"))
     os.symlink(os.path.join(TOP, "doc", "bench"), os.path.join(work, "doc-bench"))
     # the claims files of the patches: patches/<kver>/<name>.claims
     os.symlink(os.path.join(TOP, "patches"), os.path.join(work, "patches"))
