@@ -111,6 +111,26 @@ static size_t append_discovery(const struct mmc_diff_result *res, char *buf, siz
 	return len;
 }
 
+/* ", N pgmap difference(s)" */
+static size_t append_pgmap_diffs(size_t n, char *buf, size_t size, size_t len)
+{
+	if (n)
+		len = append(buf, size, len, ", %zu pgmap difference%s", n, n == 1 ? "" : "s");
+	return len;
+}
+
+/* "; N pages unreadable in ...; discovery ... stopped early: ..." */
+static size_t append_unread_and_discovery(const struct mmc_diff_result *res, char *buf,
+					  size_t size, size_t len)
+{
+	if (res->pages_unreadable) {
+		len = append(buf, size, len, "; %" PRIu64 " pages unreadable in ",
+			     res->pages_unreadable);
+		len = append_unread_ranges(res, buf, size, len);
+	}
+	return append_discovery(res, buf, size, len);
+}
+
 /* "as claimed: ..." */
 static size_t claimed_sentence(const struct mmc_diff_result *res, uint64_t total, char *buf,
 			       size_t size)
@@ -132,9 +152,7 @@ static size_t claimed_sentence(const struct mmc_diff_result *res, uint64_t total
 			     res->nranges == 1 ? "" : "s");
 	if (vf)
 		len = append(buf, size, len, ", %" PRIu64 " vmemmap pages", vf);
-	if (cl && cl->npgmap_diffs)
-		len = append(buf, size, len, ", %zu pgmap difference%s", cl->npgmap_diffs,
-			     cl->npgmap_diffs == 1 ? "" : "s");
+	len = append_pgmap_diffs(cl ? cl->npgmap_diffs : 0, buf, size, len);
 	if (res->pages_not_init)
 		len = append(buf, size, len, " (%" PRIu64 " never-initialised altmap reserve pages not compared)",
 			     res->pages_not_init);
@@ -165,16 +183,9 @@ void mmc_report_diff_sentence(const struct mmc_diff_result *res, char *buf, size
 			vf += res->ranges[i].vframes_differing;
 		if (vf)
 			len = append(buf, size, len, ", %" PRIu64 " vmemmap pages", vf);
-		if (res->npgmap_diffs)
-			len = append(buf, size, len, ", %zu pgmap difference%s", res->npgmap_diffs,
-				     res->npgmap_diffs == 1 ? "" : "s");
+		len = append_pgmap_diffs(res->npgmap_diffs, buf, size, len);
 		len = append(buf, size, len, " (%" PRIu64 " more as claimed)", res->pages_claimed);
-		if (res->pages_unreadable) {
-			len = append(buf, size, len, "; %" PRIu64 " pages unreadable in ",
-				     res->pages_unreadable);
-			len = append_unread_ranges(res, buf, size, len);
-		}
-		len = append_discovery(res, buf, size, len);
+		len = append_unread_and_discovery(res, buf, size, len);
 		break;
 	case MMC_IDENTICAL:
 		len = append(buf, size, len, "identical: %" PRIu64 " pages in %zu range%s, nothing unread",
@@ -187,15 +198,8 @@ void mmc_report_diff_sentence(const struct mmc_diff_result *res, char *buf, size
 		len = append(buf, size, len, "different: %" PRIu64 " of %" PRIu64 " pages in %zu of %zu range%s differ",
 			     res->pages_differing, total, ndiff, res->nranges,
 			     res->nranges == 1 ? "" : "s");
-		if (res->npgmap_diffs)
-			len = append(buf, size, len, ", %zu pgmap difference%s", res->npgmap_diffs,
-				     res->npgmap_diffs == 1 ? "" : "s");
-		if (res->pages_unreadable) {
-			len = append(buf, size, len, "; %" PRIu64 " pages unreadable in ",
-				     res->pages_unreadable);
-			len = append_unread_ranges(res, buf, size, len);
-		}
-		len = append_discovery(res, buf, size, len);
+		len = append_pgmap_diffs(res->npgmap_diffs, buf, size, len);
+		len = append_unread_and_discovery(res, buf, size, len);
 		break;
 	case MMC_INCOMPLETE:
 	default:
