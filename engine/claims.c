@@ -283,6 +283,20 @@ static bool parse_span(char *s, bool half_open, uint64_t *lo, uint64_t *hi)
 	return half_open ? *lo < *hi : *lo <= *hi;
 }
 
+/* The words of kind=, as the diff's TYPE column names these ranges. */
+static int range_kind(const char *v)
+{
+	static const char *const words[MMC_RANGE_KINDS] = {
+		[MMC_RANGE_PGMAP] = "pgmap", [MMC_RANGE_HUGETLB] = "hugetlb",
+		[MMC_RANGE_HOTPLUG] = "hotplug",
+	};
+
+	for (int k = 0; k < MMC_RANGE_KINDS; k++)
+		if (!strcmp(v, words[k]))
+			return k;
+	return -1;
+}
+
 static struct mmc_error *clause_value(struct parser *p, struct claim_clause *cl, char *v,
 				      const char *key)
 {
@@ -296,6 +310,9 @@ static struct mmc_error *clause_value(struct parser *p, struct claim_clause *cl,
 	switch (cl->key) {
 	case CK_TYPE:
 		ti = mmc_memory_type_index(v);
+		if (ti < 0 && range_kind(v) > MMC_RANGE_PGMAP)
+			return perr(p, p->line, "unknown type '%s' (devdax, fsdax, private, coherent, p2pdma: a pgmap's); %s is a kind of range: kind=%s",
+				    v, v, v);
 		if (ti < 0)
 			return perr(p, p->line, "unknown type '%s' (devdax, fsdax, private, coherent, p2pdma)", v);
 		lo = hi = (uint64_t)ti;
@@ -310,7 +327,14 @@ static struct mmc_error *clause_value(struct parser *p, struct claim_clause *cl,
 			return perr(p, p->line, "bad value '%s' of flags= (a mask, e.g. 0x1)", v);
 		hi = lo;
 		break;
+	case CK_KIND:
+		ti = range_kind(v);
+		if (ti < 0)
+			return perr(p, p->line, "unknown kind '%s' (pgmap, hugetlb, hotplug)", v);
+		lo = hi = (uint64_t)ti;
+		break;
 	case CK_SHIFT:
+	case CK_ORDER:
 	case CK_RANGE:
 		if (!parse_span(v, false, &lo, &hi))
 			return perr(p, p->line, "bad value '%s' of %s= (N or N-M)", given, key);
@@ -328,6 +352,7 @@ static struct mmc_error *line_where(struct parser *p, struct claim *c, char **to
 	static const struct { const char *name; enum claim_key key; } keys[] = {
 		{ "type", CK_TYPE }, { "shift", CK_SHIFT }, { "altmap", CK_ALTMAP },
 		{ "flags", CK_FLAGS }, { "range", CK_RANGE }, { "pfn", CK_PFN },
+		{ "kind", CK_KIND }, { "order", CK_ORDER },
 	};
 	struct mmc_error *err;
 
@@ -344,13 +369,9 @@ static struct mmc_error *line_where(struct parser *p, struct claim *c, char **to
 		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
 			if (!strcmp(tok[t], keys[k].name))
 				break;
-		if (k == sizeof(keys) / sizeof(keys[0])) {
-			if (!strcmp(tok[t], "kind") || !strcmp(tok[t], "order"))
-				return perr(p, p->line, "where key '%s' is not supported yet (HugeTLB and hotplug ranges); keys: type, shift, altmap, flags, range, pfn",
-					    tok[t]);
-			return perr(p, p->line, "unknown where key '%s' (type, shift, altmap, flags, range, pfn)",
+		if (k == sizeof(keys) / sizeof(keys[0]))
+			return perr(p, p->line, "unknown where key '%s' (type, shift, altmap, flags, range, pfn, kind, order)",
 				    tok[t]);
-		}
 		cl = realloc(c->clauses, (c->nclauses + 1) * sizeof(*cl));
 		if (!cl)
 			return mmc_error_nomem();

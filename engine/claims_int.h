@@ -42,6 +42,8 @@ enum claim_key {
 	CK_FLAGS,	/* lo: mask whose bits must all be set */
 	CK_RANGE,	/* lo: the diff's range number */
 	CK_PFN,		/* [lo, hi) */
+	CK_KIND,	/* alternatives: enum mmc_range_kind */
+	CK_ORDER,	/* [lo, hi] inclusive: the compound order of the range's folios */
 };
 
 struct claim_alt {

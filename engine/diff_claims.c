@@ -31,11 +31,22 @@ static bool alt_has(const struct claim_clause *k, uint64_t v)
 	return false;
 }
 
-/* Every clause but pfn= on a range of pgmap pg (NULL: none), the diff's
- * range number ri (-1: a pgmap as a whole, range= then needs all its
- * ranges, which the caller checks). */
-static bool where_ok(const struct claim *cl, const struct mmc_spgmap *pg, int64_t ri)
+/* What a where line is judged on: a range of the diff (ri its number), or
+ * a pgmap as a whole or a range's attributes (ri -1: the caller checks
+ * range=, for a pgmap on every one of its ranges). */
+struct where_on {
+	const struct mmc_spgmap *pg;	/* NULL: the range is no pgmap's */
+	unsigned int kind;		/* enum mmc_range_kind */
+	uint64_t order;			/* UINT64_MAX: its owner is missing */
+	int64_t ri;
+};
+
+/* Every clause but pfn= on w.  The pgmap keys need a pgmap: a claim
+ * scoped to device-dax must never cover HugeTLB or hot-plugged pages. */
+static bool where_ok(const struct claim *cl, const struct where_on *w)
 {
+	const struct mmc_spgmap *pg = w->pg;
+
 	for (size_t i = 0; i < cl->nclauses; i++) {
 		const struct claim_clause *k = &cl->clauses[i];
 		bool ok = false;
@@ -56,8 +67,14 @@ static bool where_ok(const struct claim *cl, const struct mmc_spgmap *pg, int64_
 			for (size_t a = 0; pg && a < k->nalt && !ok; a++)
 				ok = (pg->flags & k->alt[a].lo) == k->alt[a].lo;
 			break;
+		case CK_KIND:
+			ok = alt_has(k, w->kind);
+			break;
+		case CK_ORDER:
+			ok = w->order != UINT64_MAX && alt_has(k, w->order);
+			break;
 		case CK_RANGE:
-			ok = ri < 0 || alt_has(k, (uint64_t)ri);
+			ok = w->ri < 0 || alt_has(k, (uint64_t)w->ri);
 			break;
 		case CK_PFN:
 			ok = true;
@@ -91,17 +108,67 @@ static const struct mmc_spgmap *pgmap_of(const struct mmc_snapshot *s, uint32_t 
 	return i < mmc_snapshot_npgmaps(s) ? mmc_snapshot_pgmap(s, i) : NULL;
 }
 
+/*
+ * order= is the compound order the kernel gives the range's folios: the
+ * hstate's huge_page_order() for HugeTLB, pgmap->vmemmap_shift for a pgmap
+ * (memmap_init_zone_device() makes compound pages of that order), 0 for
+ * hot-plugged memory (memmap_init_range() initialises order-0 pages).
+ */
+static struct where_on where_on_range(const struct mmc_snapshot *s, const struct mmc_srange *r,
+				      int64_t ri)
+{
+	struct where_on w = { .kind = r->kind, .order = UINT64_MAX, .ri = ri };
+	const struct mmc_shstate *hs;
+	size_t nh;
+
+	switch (r->kind) {
+	case MMC_RANGE_PGMAP:
+		w.pg = pgmap_of(s, r->pgmap_index);
+		if (w.pg)
+			w.order = w.pg->vmemmap_shift;
+		break;
+	case MMC_RANGE_HUGETLB:
+		mmc_snapshot_hugetlb(s, &hs, &nh, NULL, NULL, NULL);
+		if (r->owner < nh)
+			w.order = hs[r->owner].order;
+		break;
+	case MMC_RANGE_HOTPLUG:
+		w.order = 0;
+		break;
+	}
+	return w;
+}
+
+/* Range ri of the diff as where judges it: the base image's range, or the
+ * patched image's when only that has it. */
+static struct where_on where_on_diff_range(const struct dctx *c, const struct mmc_diff_range *dr,
+					   int64_t ri)
+{
+	const struct mmc_snapshot *s = dr->a_index >= 0 ? c->a : c->b;
+
+	return where_on_range(s, mmc_snapshot_range(s, (size_t)(dr->a_index >= 0 ? dr->a_index :
+								   dr->b_index)), ri);
+}
+
+/* A pgmap as a whole (its own differences, or none of its ranges in the
+ * other image). */
+static struct where_on where_on_pgmap(const struct mmc_spgmap *pg)
+{
+	struct where_on w = { .pg = pg, .kind = MMC_RANGE_PGMAP, .order = UINT64_MAX, .ri = -1 };
+
+	if (pg)
+		w.order = pg->vmemmap_shift;
+	return w;
+}
+
 void diff_claims_range(struct dctx *c, const struct mmc_diff_range *dr)
 {
 	struct claims_bound *cb = c->claims;
-	const struct mmc_snapshot *s = dr->a_index >= 0 ? c->a : c->b;
-	const struct mmc_srange *r = mmc_snapshot_range(s, (size_t)(dr->a_index >= 0 ?
-								   dr->a_index : dr->b_index));
-	const struct mmc_spgmap *pg = pgmap_of(s, r->pgmap_index);
+	const struct where_on w = where_on_diff_range(c, dr, (int64_t)c->ri);
 
 	cb->any_ok = false;
 	for (size_t i = 0; i < cb->n; i++) {
-		cb->b[i].range_ok = where_ok(cb->b[i].cl, pg, (int64_t)c->ri);
+		cb->b[i].range_ok = where_ok(cb->b[i].cl, &w);
 		cb->any_ok |= cb->b[i].range_ok;
 	}
 }
@@ -716,7 +783,9 @@ bool diff_claims_pgdiff(struct dctx *c, const char *member, int side, int64_t pg
 {
 	struct claims_bound *cb = c->claims;
 	const struct mmc_snapshot *s = side ? c->b : c->a;
-	const struct mmc_spgmap *pg = pgmap >= 0 ? pgmap_of(s, (uint32_t)pgmap) : NULL;
+	/* a range's attributes are judged on the range, whatever its kind */
+	const struct where_on w = range >= 0 ? where_on_diff_range(c, &c->res->ranges[range], -1) :
+				  where_on_pgmap(pgmap >= 0 ? pgmap_of(s, (uint32_t)pgmap) : NULL);
 	char field[64];
 	int64_t first = -1;
 
@@ -741,7 +810,7 @@ bool diff_claims_pgdiff(struct dctx *c, const char *member, int side, int64_t pg
 			else
 				ok = cf->from.kind == CV_ANY && cf->to.kind == CV_ANY;
 		}
-		if (!ok || cl->pages != CR_ANY || !where_ok(cl, pg, -1) ||
+		if (!ok || cl->pages != CR_ANY || !where_ok(cl, &w) ||
 		    !pgdiff_ranges_ok(c, cl, side, pgmap, range))
 			continue;
 		b->pgmap_diffs++;

@@ -53,9 +53,18 @@ static void test_parser(void)
 		{ "memmapcheck-claims 1\nclaim a\n reason r\nclaim b\n", 2, "claim a has no field line" },
 		{ "memmapcheck-claims 1\nclaim a\n reason\n", 3, "'reason' needs a text" },
 		{ "memmapcheck-claims 1\nclaim a\n where colour=red\n", 3, "unknown where key 'colour'" },
-		{ "memmapcheck-claims 1\nclaim a\n where kind=hugetlb\n", 3, "'kind' is not supported yet" },
-		{ "memmapcheck-claims 1\nclaim a\n where order=9\n", 3, "'order' is not supported yet" },
-		{ "memmapcheck-claims 1\nclaim a\n where type=hugetlb\n", 3, "unknown type 'hugetlb'" },
+		{ "memmapcheck-claims 1\nclaim a\n where kind=slab\n", 3,
+		  "unknown kind 'slab' (pgmap, hugetlb, hotplug)" },
+		{ "memmapcheck-claims 1\nclaim a\n reason r\n where kind=pgmap\n where order=9 kind=HugeTLB\n", 5,
+		  "unknown kind 'HugeTLB'" },
+		{ "memmapcheck-claims 1\nclaim a\n where kind=hugetlb,\n", 3, "empty value in kind=" },
+		{ "memmapcheck-claims 1\nclaim a\n where order=x\n", 3, "bad value 'x' of order= (N or N-M)" },
+		{ "memmapcheck-claims 1\nclaim a\n where order=18-9\n", 3, "bad value '18-9' of order=" },
+		{ "memmapcheck-claims 1\nclaim a\n where order=-1\n", 3, "bad value '-1' of order=" },
+		{ "memmapcheck-claims 1\nclaim a\n where size=2M\n", 3,
+		  "unknown where key 'size' (type, shift, altmap, flags, range, pfn, kind, order)" },
+		{ "memmapcheck-claims 1\nclaim a\n where type=hugetlb\n", 3,
+		  "unknown type 'hugetlb' (devdax, fsdax, private, coherent, p2pdma: a pgmap's); hugetlb is a kind of range: kind=hugetlb" },
 		{ "memmapcheck-claims 1\nclaim a\n where shift=x\n", 3, "bad value 'x' of shift=" },
 		{ "memmapcheck-claims 1\nclaim a\n where shift=9-3\n", 3, "bad value '9-3' of shift=" },
 		{ "memmapcheck-claims 1\nclaim a\n where pfn=0x10-0x10\n", 3, "bad value '0x10-0x10' of pfn=" },
@@ -137,6 +146,7 @@ static void test_parser(void)
 			"\treason one\n"
 			"    reason two # a comment\n"
 			"    where type=devdax,fsdax shift=9-18 altmap=no flags=0x1 range=0-3 pfn=0x10-0x20,64-128\n"
+			"    where kind=pgmap,hugetlb,hotplug order=0,9-18\n"
 			"    pages head,shared-frame\n"
 			"    field mapping TAIL_MAPPING->self+16\n"
 			"    field compound_head page-3+1 -> pgmap#2+8\n"
@@ -151,7 +161,7 @@ static void test_parser(void)
 		tap_ok(!err && cl && mmc_claims_count(cl) == 2 &&
 		       !strcmp(mmc_claim_name(cl, 0), "first.one-A_1") &&
 		       !strcmp(mmc_claim_reason(cl, 0), "one two") && mmc_claim_line(cl, 0) == 4 &&
-		       mmc_claim_line(cl, 1) == 11 && !strcmp(mmc_claims_file(cl), "good.claims"),
+		       mmc_claim_line(cl, 1) == 12 && !strcmp(mmc_claims_file(cl), "good.claims"),
 		       "[proof] a file with every key, role kind and value form parses: 2 claims, reasons joined, lines kept (%s)",
 		       err ? err->message : "ok");
 		mmc_error_destroy(err);
