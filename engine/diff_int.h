@@ -41,8 +41,10 @@ struct side {
 	struct mmc_nrec first, stride;
 };
 
-/* Pages per field, per page kind, as diff_names.c names them. */
-#define DIFF_MAX_NAMED 4
+/* Pages per field, per page kind, as diff_names.c names them.  Named:
+ * range, the two vmemmap fields, the pgmap fields (claims.c), each
+ * counted once; more go to "(other fields)". */
+#define DIFF_MAX_NAMED 40
 struct field_counts {
 	uint64_t slot[MMC_MAX_SLOTS][MMC_TAIL_KINDS];
 	uint64_t half[MMC_MAX_SLOTS][MMC_TAIL_KINDS][2];
