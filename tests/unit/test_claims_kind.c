@@ -280,7 +280,8 @@ static void test_select(void)
  * A claim t against a range-level difference: a range only in one image
  * (range_pages its pages) or a pgmap or range attribute (range_pages 0).
  * pool: the pool sentences the change also makes (a folio or a memory
- * block differing), which no claim covers yet: with one the verdict stays
+ * block differing: folio.list, memblock.self_hosted), which no t here
+ * names (test_claims_pools.c claims them): with one the verdict stays
  * beyond the claims whatever t covers.
  */
 struct rcase {
