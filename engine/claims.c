@@ -40,7 +40,7 @@ const char *claim_role_name(unsigned int bit)
 	return NULL;
 }
 
-static const char *const groups[] = { "any", "flags", "folio", "vmemmap" };
+static const char *const groups[] = { "any", "flags", "folio", "vmemmap", "pools" };
 
 bool claim_field_is_group(const char *name)
 {
@@ -70,9 +70,61 @@ bool claim_pgmap_member_known(const char *member)
 	return false;
 }
 
+/*
+ * What diff_pools.c reports of the HugeTLB pools and memory blocks, by the
+ * words of its sentences, and the values each takes: a number, 0/1 (an
+ * hstate or block in one image only, HVO on or off, a self-hosted memmap),
+ * or one of its words ("none": a folio on no list, in one image only).
+ */
+enum pool_vals { PV_NUMBER, PV_BIT, PV_WORDS };
+
+static const struct {
+	const char *name;
+	enum pool_vals vals;
+	const char *words[3];
+} pool_fields[] = {
+	{ "hstate.present", PV_BIT, { 0 } },
+	{ "hstate.order", PV_NUMBER, { 0 } },
+	{ "hstate.vmemmap_optimise", PV_BIT, { 0 } },
+	{ "hstate.nr_huge_pages", PV_NUMBER, { 0 } },
+	{ "hstate.free_huge_pages", PV_NUMBER, { 0 } },
+	{ "hstate.resv_huge_pages", PV_NUMBER, { 0 } },
+	{ "hstate.surplus_huge_pages", PV_NUMBER, { 0 } },
+	{ "folio.list", PV_WORDS, { "free", "active", "none" } },
+	{ "folio.vmemmap", PV_WORDS, { "optimised", "plain", "unknown" } },
+	{ "folio.hstate", PV_NUMBER, { 0 } },
+	{ "folio.node", PV_NUMBER, { 0 } },
+	{ "memblock.present", PV_BIT, { 0 } },
+	{ "memblock.end_pfn", PV_NUMBER, { 0 } },
+	{ "memblock.state", PV_NUMBER, { 0 } },
+	{ "memblock.nid", PV_NUMBER, { 0 } },
+	{ "memblock.self_hosted", PV_BIT, { 0 } },
+	{ "memblock.altmap_pfns", PV_NUMBER, { 0 } },
+};
+#define NPOOL_FIELDS (sizeof(pool_fields) / sizeof(pool_fields[0]))
+
+static int pool_field(const char *name)
+{
+	for (size_t i = 0; i < NPOOL_FIELDS; i++)
+		if (!strcmp(name, pool_fields[i].name))
+			return (int)i;
+	return -1;
+}
+
+bool claim_pool_field_known(const char *name)
+{
+	return pool_field(name) >= 0;
+}
+
+bool claim_field_is_pool(const char *name)
+{
+	return !strcmp(name, "pools") || !strncmp(name, "hstate.", 7) ||
+	       !strncmp(name, "folio.", 6) || !strncmp(name, "memblock.", 9);
+}
+
 bool claim_field_is_range_level(const char *name)
 {
-	return !strcmp(name, "range") || !strncmp(name, "pgmap.", 6);
+	return !strcmp(name, "range") || !strncmp(name, "pgmap.", 6) || claim_field_is_pool(name);
 }
 
 struct parser {
@@ -178,8 +230,9 @@ static struct mmc_error *end_claim(const struct parser *p)
 
 			if (claim_field_is_range_level(f))
 				return perr(p, c->fields[i].line,
-					    "%s is a range-level difference: a together claim asks its fields of one struct page or one vmemmap page (line %u)",
-					    f, c->together_line);
+					    "%s is a %s difference: a together claim asks its fields of one struct page or one vmemmap page (line %u)",
+					    f, claim_field_is_pool(f) ? "pool's" : "range-level",
+					    c->together_line);
 			if (!strcmp(f, "any"))
 				continue;
 			if (claim_field_is_vmemmap(f))
@@ -422,10 +475,130 @@ static struct mmc_error *line_pages(struct parser *p, struct claim *c, char **to
 	return NULL;
 }
 
+/* "FROM -> TO", "FROM->TO" or "FROM ->TO" of tok[2..n) (the arrow splits):
+ * cut in vals, *from and *to point into it. */
+static struct mmc_error *split_values(struct parser *p, const char *name, char **tok, size_t n,
+				      char *vals, size_t size, char **from, char **to)
+{
+	char *arrow, *e;
+
+	vals[0] = 0;
+	for (size_t t = 2; t < n; t++) {
+		if (strlen(vals) + strlen(tok[t]) + 2 > size)
+			return perr(p, p->line, "values too long");
+		strcat(vals, tok[t]);
+		strcat(vals, " ");
+	}
+	arrow = strstr(vals, "->");
+	if (!arrow || strstr(arrow + 2, "->"))
+		return perr(p, p->line, "'field %s' takes FROM -> TO after the name, not '%.*s'",
+			    name, (int)strlen(vals) - 1, vals);
+	*arrow = 0;
+	*from = vals;
+	*to = arrow + 2;
+	while (**from == ' ')
+		++*from;
+	for (e = *from + strlen(*from); e > *from && e[-1] == ' '; e--)
+		*--e = 0;
+	while (**to == ' ')
+		++*to;
+	for (e = *to + strlen(*to); e > *to && e[-1] == ' '; e--)
+		*--e = 0;
+	if (!**from || !**to || strchr(*from, ' ') || strchr(*to, ' '))
+		return perr(p, p->line, "'field %s' takes one FROM and one TO value around '->'", name);
+	return NULL;
+}
+
+/* "free, active or none": pool field k's words, or "a number", "yes or no". */
+static void pool_vals_text(int k, char *buf, size_t size)
+{
+	const char *const *w = pool_fields[k].words;
+
+	if (pool_fields[k].vals == PV_NUMBER)
+		snprintf(buf, size, "a number");
+	else if (pool_fields[k].vals == PV_BIT)
+		snprintf(buf, size, "yes or no (1/0, on/off)");
+	else
+		snprintf(buf, size, "%s, %s or %s", w[0], w[1], w[2]);
+}
+
+/* A value of pool field k: the kind of value its sentences print, or *. */
+static struct mmc_error *pool_value(struct parser *p, int k, const char *v, struct claim_value *cv)
+{
+	bool ok = claim_parse_value(v, cv) && cv->kind == CV_ANY;
+	char want[64];
+
+	switch (pool_fields[k].vals) {
+	case PV_NUMBER:
+		ok |= cv->kind == CV_INT;
+		break;
+	case PV_BIT:
+		ok |= cv->kind == CV_INT && (uint64_t)cv->v <= 1;
+		break;
+	case PV_WORDS:
+		for (size_t i = 0; i < 3 && !ok; i++)
+			ok = cv->kind == CV_WORD && !strcmp(cv->word, pool_fields[k].words[i]);
+		break;
+	}
+	if (ok)
+		return NULL;
+	pool_vals_text(k, want, sizeof(want));
+	return perr(p, p->line, "bad value '%s' of %s: %s, or *", v, pool_fields[k].name, want);
+}
+
+/* FROM -> TO of field f, checked against what its name can take. */
+static struct mmc_error *field_values(struct parser *p, struct claim_field *f, char **tok, size_t n)
+{
+	static const char kinds[] = "an integer, NULL, TAIL_MAPPING, self+OFF, page-D+OFF, pgmap#I, obj#K, clear/set, *";
+	char vals[160], *from = NULL, *to = NULL;
+	struct mmc_error *err = split_values(p, f->name, tok, n, vals, sizeof(vals), &from, &to);
+	int pk = pool_field(f->name);
+
+	if (err)
+		return err;
+	if (pk >= 0 && ((err = pool_value(p, pk, from, &f->from)) || (err = pool_value(p, pk, to, &f->to))))
+		return err;
+	if (pk < 0 && !claim_parse_value(from, &f->from))
+		return perr(p, p->line, "bad value '%s' (%s)", from, kinds);
+	if (pk < 0 && !claim_parse_value(to, &f->to))
+		return perr(p, p->line, "bad value '%s' (%s)", to, kinds);
+	snprintf(f->values, sizeof(f->values), "%.21s -> %.21s", from, to);
+	f->has_values = true;
+	if (claim_field_is_group(f->name))
+		return perr(p, p->line, "%s is a group of fields: values need one field", f->name);
+	if (!strcmp(f->name, "vmemmap_frame") || !strcmp(f->name, "range"))
+		return perr(p, p->line, "%s takes no FROM -> TO values", f->name);
+	if (is_bit_field(f->name) &&
+	    ((f->from.kind != CV_ANY && (f->from.kind != CV_INT || (uint64_t)f->from.v > 1)) ||
+	     (f->to.kind != CV_ANY && (f->to.kind != CV_INT || (uint64_t)f->to.v > 1))))
+		return perr(p, p->line, "%s is one bit: its values are 0/1 (clear/set, no/yes) or *",
+			    f->name);
+	return NULL;
+}
+
+/* "folio.list, folio.vmemmap, ...": the pool fields of name's prefix. */
+static void pool_names(const char *name, char *buf, size_t size)
+{
+	size_t pre = strcspn(name, ".") + 1, len = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < NPOOL_FIELDS && len < size; i++) {
+		int w;
+
+		if (strncmp(pool_fields[i].name, name, pre))
+			continue;
+		w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", pool_fields[i].name);
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+}
+
 static struct mmc_error *line_field(struct parser *p, struct claim *c, char **tok, size_t n)
 {
 	struct claim_field *f;
-	char vals[160] = "", *arrow;
+	struct mmc_error *err;
+	char known[256];
 
 	if (n < 2)
 		return perr(p, p->line, "'field' takes NAME [FROM -> TO]");
@@ -439,52 +612,13 @@ static struct mmc_error *line_field(struct parser *p, struct claim *c, char **to
 	memset(f, 0, sizeof(*f));
 	snprintf(f->name, sizeof(f->name), "%s", tok[1]);
 	f->line = p->line;
-	if (n > 2) {
-		/* "FROM -> TO", "FROM->TO" or "FROM ->TO": the arrow splits */
-		for (size_t t = 2; t < n; t++) {
-			if (strlen(vals) + strlen(tok[t]) + 2 > sizeof(vals))
-				return perr(p, p->line, "values too long");
-			strcat(vals, tok[t]);
-			strcat(vals, " ");
-		}
-		arrow = strstr(vals, "->");
-		if (!arrow || strstr(arrow + 2, "->"))
-			return perr(p, p->line, "'field %s' takes FROM -> TO after the name, not '%.*s'",
-				    f->name, (int)strlen(vals) - 1, vals);
-		*arrow = 0;
-		{
-			char *from = vals, *to = arrow + 2, *e;
-
-			while (*from == ' ')
-				from++;
-			for (e = from + strlen(from); e > from && e[-1] == ' '; e--)
-				*--e = 0;
-			while (*to == ' ')
-				to++;
-			for (e = to + strlen(to); e > to && e[-1] == ' '; e--)
-				*--e = 0;
-			if (!*from || !*to || strchr(from, ' ') || strchr(to, ' '))
-				return perr(p, p->line, "'field %s' takes one FROM and one TO value around '->'",
-					    f->name);
-			if (!claim_parse_value(from, &f->from))
-				return perr(p, p->line, "bad value '%s' (an integer, NULL, TAIL_MAPPING, self+OFF, page-D+OFF, pgmap#I, obj#K, clear/set, *)",
-					    from);
-			if (!claim_parse_value(to, &f->to))
-				return perr(p, p->line, "bad value '%s' (an integer, NULL, TAIL_MAPPING, self+OFF, page-D+OFF, pgmap#I, obj#K, clear/set, *)",
-					    to);
-			snprintf(f->values, sizeof(f->values), "%.21s -> %.21s", from, to);
-		}
-		f->has_values = true;
-		if (claim_field_is_group(f->name))
-			return perr(p, p->line, "%s is a group of fields: values need one field", f->name);
-		if (!strcmp(f->name, "vmemmap_frame") || !strcmp(f->name, "range"))
-			return perr(p, p->line, "%s takes no FROM -> TO values", f->name);
-		if (is_bit_field(f->name) &&
-		    ((f->from.kind != CV_ANY && (f->from.kind != CV_INT || (uint64_t)f->from.v > 1)) ||
-		     (f->to.kind != CV_ANY && (f->to.kind != CV_INT || (uint64_t)f->to.v > 1))))
-			return perr(p, p->line, "%s is one bit: its values are 0/1 (clear/set, no/yes) or *",
-				    f->name);
+	if (claim_field_is_pool(f->name) && strcmp(f->name, "pools") && pool_field(f->name) < 0) {
+		pool_names(f->name, known, sizeof(known));
+		return perr(p, p->line, "unknown field %s (%s; the group pools names them all)",
+			    f->name, known);
 	}
+	if (n > 2 && (err = field_values(p, f, tok, n)))
+		return err;
 	if (!strncmp(f->name, "pgmap.", 6) && !claim_pgmap_member_known(f->name + 6))
 		return perr(p, p->line, "unknown field %s (pgmap members: type, flags, vmemmap_shift, nr_range, owner, ops, altmap, altmap.<member>, range_index, reserve_pfns, memmap_pfns)",
 			    f->name);

@@ -61,15 +61,16 @@ struct claim_clause {
 /* A value of FROM -> TO, as the diff prints decoded values. */
 enum claim_vkind {
 	CV_ANY,		/* "*" */
-	CV_INT,		/* 12, 0x1c, -1; also clear/set/no/yes (0/1) */
+	CV_INT,		/* 12, 0x1c, -1; also clear/set/no/yes/off/on (0/1) */
 	CV_NULL,
 	CV_POISON,	/* TAIL_MAPPING, LIST_POISON1/2, POISON+0xN: v = offset */
 	CV_SELF,	/* self+OFF */
 	CV_PAGE,	/* page+D+OFF, page-D+OFF */
 	CV_PGMAP,	/* pgmap#I, pgmap#I+OFF */
 	CV_OBJ,		/* obj#K */
-	CV_WORD,	/* a name: role (device, altmap, reserve, shared) or
-			 * state (read, not-init) */
+	CV_WORD,	/* a name: role (device, altmap, reserve, shared),
+			 * state (read, not-init), a HugeTLB folio's list
+			 * (free, active, none) or vmemmap (optimised, plain) */
 };
 
 struct claim_value {
@@ -124,8 +125,12 @@ bool claim_utf8_ok(const unsigned char *s, size_t n);
 bool claim_field_is_group(const char *name);
 /* Fields that are not of one struct page: `pages` does not apply to them. */
 bool claim_field_is_vmemmap(const char *name);
-bool claim_field_is_range_level(const char *name);	/* range, pgmap.* */
+bool claim_field_is_range_level(const char *name);	/* range, pgmap.*, pools */
 /* The pgmap.<member> names the diff reports (diff_pgmap.c). */
 bool claim_pgmap_member_known(const char *member);
+/* hstate.*, folio.*, memblock.*: what diff_pools.c reports of the HugeTLB
+ * pools and memory blocks (the group `pools` names them all). */
+bool claim_pool_field_known(const char *name);
+bool claim_field_is_pool(const char *name);	/* those prefixes, or `pools` */
 
 #endif

@@ -61,6 +61,8 @@ static const char *const words[] = {
 	"device", "altmap", "reserve", "shared",		/* roles */
 	"read", "not-init", "unreadable", "unmapped",		/* states */
 	"devdax", "fsdax", "private", "coherent", "p2pdma",	/* pgmap.type */
+	"free", "active", "none",				/* folio.list */
+	"optimised", "plain", "unknown",			/* folio.vmemmap */
 };
 
 /* One value of FROM -> TO. */
@@ -80,9 +82,10 @@ bool claim_parse_value(const char *s, struct claim_value *cv)
 		cv->kind = CV_NULL;
 		return true;
 	}
-	if (!strcmp(s, "clear") || !strcmp(s, "no") || !strcmp(s, "set") || !strcmp(s, "yes")) {
+	if (!strcmp(s, "clear") || !strcmp(s, "no") || !strcmp(s, "off") ||
+	    !strcmp(s, "set") || !strcmp(s, "yes") || !strcmp(s, "on")) {
 		cv->kind = CV_INT;
-		cv->v = !strcmp(s, "set") || !strcmp(s, "yes");
+		cv->v = !strcmp(s, "set") || !strcmp(s, "yes") || !strcmp(s, "on");
 		return true;
 	}
 	if (!strcmp(s, "TAIL_MAPPING") || !strcmp(s, "LIST_POISON1") || !strcmp(s, "LIST_POISON2")) {

@@ -777,52 +777,176 @@ static bool add_pgdiff(struct mmc_diff_claims *out, const char *sentence, size_t
 	return true;
 }
 
+/* A range-level difference as claims judge it: a pgmap's or a range
+ * attribute's (pgdiff_ranges_ok()'s side, pgmap, range), or a pool's. */
+struct rl_diff {
+	const char *field;
+	struct where_on w;
+	const struct mmc_nval *va, *vb;
+	const char *word_a, *word_b;
+	int side;
+	int64_t pgmap, range;
+	const struct pool_diff *pool;
+};
+
+/* Is r one of the ranges pool difference d concerns: an hstate's own, or
+ * one holding pfns of the folio or memory block? */
+static bool pool_range_of(const struct pool_diff *d, const struct mmc_srange *r)
+{
+	if (r->kind != d->kind)
+		return false;
+	if (d->hstate >= 0)
+		return r->owner == (uint64_t)d->hstate;
+	return r->start_pfn < d->hi && d->lo < r->end_pfn;
+}
+
+/*
+ * range= and pfn= of cl on pool difference d: pfn= on a folio's or a
+ * block's own pfns, or on every range of an hstate (in both images: its
+ * counts are its folios' in either); range= on every range d concerns.
+ * With no range to judge them on they do not hold: a claim scoped to
+ * some pfns never covers a pool wholesale.
+ */
+static bool pool_ranges_ok(const struct dctx *c, const struct claim *cl, const struct pool_diff *d)
+{
+	bool by_range = false, by_pfn = false;
+	size_t n = 0;
+
+	for (size_t q = 0; q < cl->nclauses; q++) {
+		by_range |= cl->clauses[q].key == CK_RANGE;
+		by_pfn |= cl->clauses[q].key == CK_PFN;
+	}
+	if (!by_range && !by_pfn)
+		return true;
+	if (d->hstate < 0 && !pfn_span_ok(cl, d->lo, d->hi))
+		return false;
+	for (int side = 0; side < 2; side++) {
+		const struct mmc_snapshot *s = side ? c->b : c->a;
+
+		if (d->hstate < 0 && side != d->side)
+			continue;
+		for (size_t j = 0; j < mmc_snapshot_nranges(s); j++) {
+			const struct mmc_srange *r = mmc_snapshot_range(s, j);
+
+			if (!pool_range_of(d, r))
+				continue;
+			n++;
+			if ((by_range && !range_key_ok(cl, range_number(c, side, j))) ||
+			    (d->hstate >= 0 && !pfn_span_ok(cl, r->start_pfn, r->end_pfn)))
+				return false;
+		}
+	}
+	return n || (d->hstate < 0 && !by_range);
+}
+
+/* Does a field of b name d, with its values where it has them? */
+static bool rl_named(const struct dctx *c, const struct bclaim *b, const struct rl_diff *d)
+{
+	const struct claim *cl = b->cl;
+
+	if (claims_covers(c, b, d->field, MMC_TAIL_NONE))
+		return true;
+	for (size_t f = 0; f < cl->nfields; f++) {
+		const struct claim_field *cf = &cl->fields[f];
+
+		if (!cf->has_values || strcmp(b->name[f], d->field))
+			continue;
+		if (d->word_a || d->word_b) {
+			if (match_word(&cf->from, d->word_a) && match_word(&cf->to, d->word_b))
+				return true;
+		} else if (d->va && d->vb) {
+			if (match_nval(&cf->from, d->va) && match_nval(&cf->to, d->vb))
+				return true;
+		} else if (cf->from.kind == CV_ANY && cf->to.kind == CV_ANY) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The claims covering d count it; the first of them, or -1. */
+static int64_t rl_judge(struct dctx *c, const struct rl_diff *d)
+{
+	struct claims_bound *cb = c->claims;
+	int64_t first = -1;
+
+	for (size_t i = 0; i < cb->n; i++) {
+		struct bclaim *b = &cb->b[i];
+		const struct claim *cl = b->cl;
+
+		if (!rl_named(c, b, d) || cl->pages != CR_ANY || !where_ok(cl, &d->w) ||
+		    !(d->pool ? pool_ranges_ok(c, cl, d->pool) :
+				pgdiff_ranges_ok(c, cl, d->side, d->pgmap, d->range)))
+			continue;
+		b->pgmap_diffs++;
+		diff_count_named(&b->cnt, d->field, 1);
+		if (first < 0)
+			first = (int64_t)i;
+	}
+	return first;
+}
+
 bool diff_claims_pgdiff(struct dctx *c, const char *member, int side, int64_t pgmap,
 			int64_t range, const struct mmc_nval *va, const struct mmc_nval *vb,
 			const char *word_a, const char *word_b, const char *sentence)
 {
-	struct claims_bound *cb = c->claims;
 	const struct mmc_snapshot *s = side ? c->b : c->a;
-	/* a range's attributes are judged on the range, whatever its kind */
-	const struct where_on w = range >= 0 ? where_on_diff_range(c, &c->res->ranges[range], -1) :
-				  where_on_pgmap(pgmap >= 0 ? pgmap_of(s, (uint32_t)pgmap) : NULL);
 	char field[64];
-	int64_t first = -1;
+	/* a range's attributes are judged on the range, whatever its kind */
+	const struct rl_diff d = {
+		.field = field, .va = va, .vb = vb, .word_a = word_a, .word_b = word_b,
+		.side = side, .pgmap = pgmap, .range = range,
+		.w = range >= 0 ? where_on_diff_range(c, &c->res->ranges[range], -1) :
+		     where_on_pgmap(pgmap >= 0 ? pgmap_of(s, (uint32_t)pgmap) : NULL),
+	};
+	int64_t first;
 
 	if (!strcmp(member, "range"))
 		snprintf(field, sizeof(field), "range");
 	else
 		snprintf(field, sizeof(field), "pgmap.%s", member);
-	for (size_t i = 0; i < cb->n; i++) {
-		struct bclaim *b = &cb->b[i];
-		const struct claim *cl = b->cl;
-		bool ok = claims_covers(c, b, field, MMC_TAIL_NONE);
-
-		for (size_t f = 0; f < cl->nfields && !ok; f++) {
-			const struct claim_field *cf = &cl->fields[f];
-
-			if (!cf->has_values || strcmp(b->name[f], field))
-				continue;
-			if (word_a || word_b)
-				ok = match_word(&cf->from, word_a) && match_word(&cf->to, word_b);
-			else if (va && vb)
-				ok = match_nval(&cf->from, va) && match_nval(&cf->to, vb);
-			else
-				ok = cf->from.kind == CV_ANY && cf->to.kind == CV_ANY;
-		}
-		if (!ok || cl->pages != CR_ANY || !where_ok(cl, &w) ||
-		    !pgdiff_ranges_ok(c, cl, side, pgmap, range))
-			continue;
-		b->pgmap_diffs++;
-		diff_count_named(&b->cnt, field, 1);
-		if (first < 0)
-			first = (int64_t)i;
-	}
+	first = rl_judge(c, &d);
 	if (first < 0)
 		return false;
-	if (!add_pgdiff(cb->out, sentence, (size_t)first))
+	if (!add_pgdiff(c->claims->out, sentence, (size_t)first))
 		c->oom = true;
 	return true;
+}
+
+bool diff_claims_pooldiff(struct dctx *c, const struct pool_diff *pd, const char *sentence,
+			  bool show)
+{
+	bool words = pd->word_a || pd->word_b;
+	/* a pool's or a block's difference: no pgmap key holds for it */
+	const struct rl_diff d = {
+		.field = pd->field, .va = words ? NULL : &pd->va, .vb = words ? NULL : &pd->vb,
+		.word_a = pd->word_a, .word_b = pd->word_b, .pool = pd,
+		.w = { .kind = pd->kind, .order = pd->order, .ri = -1 },
+	};
+	int64_t first = c->claims ? rl_judge(c, &d) : -1;
+
+	if (first < 0)
+		return false;
+	if (!show)
+		c->claims->b[first].pool_more++;
+	else if (!add_pgdiff(c->claims->out, sentence, (size_t)first))
+		c->oom = true;
+	return true;
+}
+
+void diff_claims_pool_more(struct dctx *c, const char *what)
+{
+	struct claims_bound *cb = c->claims;
+	char line[160];
+
+	for (size_t i = 0; cb && i < cb->n; i++) {
+		if (!cb->b[i].pool_more)
+			continue;
+		snprintf(line, sizeof(line), "and %zu more %s", cb->b[i].pool_more, what);
+		if (!add_pgdiff(cb->out, line, i))
+			c->oom = true;
+		cb->b[i].pool_more = 0;
+	}
 }
 
 void diff_claims_finish(struct dctx *c)

@@ -47,6 +47,7 @@ struct bclaim {
 	struct field_counts cnt;
 	uint64_t pages, vframes, range_pages;
 	size_t pgmap_diffs;
+	size_t pool_more;	/* pool differences it covered first, not shown */
 };
 
 struct claims_bound {

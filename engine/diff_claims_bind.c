@@ -68,6 +68,7 @@ bool claims_field_covers(const struct dctx *c, const char *r, const char *n,
 {
 	return !strcmp(r, "any") || !strcmp(r, n) || (!strcmp(r, "flags") && flags_name(n)) ||
 	       (!strcmp(r, "vmemmap") && !strncmp(n, "vmemmap_", 8)) ||
+	       (!strcmp(r, "pools") && claim_pool_field_known(n)) ||
 	       (!strcmp(r, "folio") && (t == MMC_TAIL_FIRST || t == MMC_TAIL_SECOND) &&
 		c->layout_a && folio_name(c->layout_a, n));
 }
@@ -168,7 +169,7 @@ static bool name_fixed(const char *n)
 {
 	return claim_field_is_group(n) || !strcmp(n, "state") || !strcmp(n, "role") ||
 	       !strcmp(n, "range") || !strcmp(n, "vmemmap_frame") ||
-	       !strcmp(n, "vmemmap_writable") || !strncmp(n, "pgmap.", 6);
+	       !strcmp(n, "vmemmap_writable") || !strncmp(n, "pgmap.", 6) || claim_field_is_pool(n);
 }
 
 /* A naming context for image b (the diff names by a's layout). */

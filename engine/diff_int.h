@@ -41,8 +41,10 @@ struct side {
 	struct mmc_nrec first, stride;
 };
 
-/* Pages per field, per page kind, as diff_names.c names them. */
-#define DIFF_MAX_NAMED 4
+/* Pages per field, per page kind, as diff_names.c names them.  Named:
+ * range, the two vmemmap fields, the pgmap and pool fields (claims.c),
+ * each counted once; more go to "(other fields)". */
+#define DIFF_MAX_NAMED 40
 struct field_counts {
 	uint64_t slot[MMC_MAX_SLOTS][MMC_TAIL_KINDS];
 	uint64_t half[MMC_MAX_SLOTS][MMC_TAIL_KINDS][2];
@@ -187,6 +189,31 @@ bool diff_claims_range_only(struct dctx *c, struct mmc_diff_range *dr, int side)
 bool diff_claims_pgdiff(struct dctx *c, const char *member, int side, int64_t pgmap,
 			int64_t range, const struct mmc_nval *va, const struct mmc_nval *vb,
 			const char *word_a, const char *word_b, const char *sentence);
+/*
+ * A difference of the HugeTLB pools or memory blocks (diff_pools.c), as
+ * claims judge it: its field (claims.c's pool fields), the image and the
+ * hstate, folio or block `where` judges it on (the base image unless only
+ * the patched one has it), the pfns pfn= and range= judge, its values.
+ */
+struct pool_diff {
+	const char *field;		/* "hstate.nr_huge_pages", "folio.list", ... */
+	int side;			/* 0 a, 1 b */
+	uint8_t kind;			/* MMC_RANGE_HUGETLB or MMC_RANGE_HOTPLUG */
+	uint64_t order;			/* order=; UINT64_MAX: its hstate is missing */
+	int64_t hstate;			/* an hstate's own difference: its index (its
+					 * ranges, in both images, are judged); else -1 */
+	uint64_t lo, hi;		/* else a folio's or a block's pfns [lo, hi) */
+	struct mmc_nval va, vb;		/* numbers, 0/1 */
+	const char *word_a, *word_b;	/* or words (folio.list, folio.vmemmap) */
+};
+/* true if a claim covers d (counted for the claims covering it); its
+ * sentence is kept as claimed when show, else counted for
+ * diff_claims_pool_more(). */
+bool diff_claims_pooldiff(struct dctx *c, const struct pool_diff *d, const char *sentence,
+			  bool show);
+/* The claimed differences not shown, one line per claim: "and N more
+ * <what>". */
+void diff_claims_pool_more(struct dctx *c, const char *what);
 /* After the last range: per-claim counts, claims not seen. */
 void diff_claims_finish(struct dctx *c);
 

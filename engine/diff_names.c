@@ -194,13 +194,10 @@ void diff_count_fields(struct dctx *c, struct field_counts *fc, const struct sig
 		fc->role += n;
 }
 
-void diff_count_named(struct field_counts *fc, const char *name, uint64_t n)
-{
-	diff_add_field_to(fc->named, &fc->nnamed, name, n);
-}
-
-void diff_add_field_to(struct mmc_diff_field_count *fields, size_t *nfields,
-		       const char *name, uint64_t n)
+/* name's count in fields, which holds at most max: "(other fields)"
+ * takes what the last place cannot. */
+static void add_field_capped(struct mmc_diff_field_count *fields, size_t *nfields, size_t max,
+			     const char *name, uint64_t n)
 {
 	size_t i;
 
@@ -212,15 +209,27 @@ void diff_add_field_to(struct mmc_diff_field_count *fields, size_t *nfields,
 			return;
 		}
 	}
-	if (*nfields == MMC_DIFF_MAX_FIELDS - 1 && strcmp(name, "(other fields)") != 0) {
-		diff_add_field_to(fields, nfields, "(other fields)", n);
+	if (*nfields == max - 1 && strcmp(name, "(other fields)") != 0) {
+		add_field_capped(fields, nfields, max, "(other fields)", n);
 		return;
 	}
-	if (*nfields >= MMC_DIFF_MAX_FIELDS)
+	if (*nfields >= max)
 		return;
 	snprintf(fields[*nfields].name, sizeof(fields[0].name), "%s", name);
 	fields[*nfields].pages = n;
 	(*nfields)++;
+}
+
+/* fc->named is smaller than a range's fields: capped at its own size */
+void diff_count_named(struct field_counts *fc, const char *name, uint64_t n)
+{
+	add_field_capped(fc->named, &fc->nnamed, DIFF_MAX_NAMED, name, n);
+}
+
+void diff_add_field_to(struct mmc_diff_field_count *fields, size_t *nfields,
+		       const char *name, uint64_t n)
+{
+	add_field_capped(fields, nfields, MMC_DIFF_MAX_FIELDS, name, n);
 }
 
 void diff_add_field(struct mmc_diff_range *dr, const char *name, uint64_t n)

@@ -7,44 +7,132 @@
  * pages of the folios both images have are alike.  hstates pair by index
  * (hugetlb_add_hstate() order, the same for one kernel config and command
  * line), folios by head pfn.
+ *
+ * Each sentence is one difference with a field a claim can name
+ * (hstate.*, folio.*, memblock.*: doc/CLAIMS.md), judged on its own: a
+ * folio whose list and vmemmap both change says so twice, so that a claim
+ * of one never hides the other.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "diff_int.h"
 
-/* Folio lines shown one by one; the rest are counted. */
+/* Folio (memory block) lines shown one by one; the rest are counted. */
 #define MAX_FOLIO_LINES 20
+
+/* What one hstate, folio or memory block differs in: a sentence each
+ * (an hstate has the most: order, HVO and four counts). */
+#define ITEM_MAX 6
+struct item {
+	size_t n;
+	struct pool_diff d[ITEM_MAX];
+	char what[ITEM_MAX][160];
+};
+
+/* Of one kind (folios, blocks): the items listed beyond the claims, those
+ * counted past max, the claimed differences listed. */
+struct plines {
+	uint64_t max, shown, more, cshown;
+};
 
 static const char *state_name(enum mmc_read_state st)
 {
 	return st == MMC_READ_DONE ? "read" : "partly read";
 }
 
-static void diff_hstate(struct dctx *c, size_t i, const struct mmc_shstate *x,
-			const struct mmc_shstate *y)
+static struct pool_diff with_num(struct pool_diff d, const char *field, uint64_t a, uint64_t b)
 {
-	static const struct { const char *name; size_t off; } f[] = {
-		{ "nr_huge_pages", offsetof(struct mmc_shstate, nr) },
-		{ "free_huge_pages", offsetof(struct mmc_shstate, free) },
-		{ "resv_huge_pages", offsetof(struct mmc_shstate, resv) },
-		{ "surplus_huge_pages", offsetof(struct mmc_shstate, surplus) },
-	};
+	d.field = field;
+	d.va = (struct mmc_nval){ .cls = MMC_V_RAW, .v = (int64_t)a, .raw = a };
+	d.vb = (struct mmc_nval){ .cls = MMC_V_RAW, .v = (int64_t)b, .raw = b };
+	return d;
+}
 
-	if (x->order != y->order)
-		diff_pgdiff(c, "hstate#%zu order: %u vs %u", i, x->order, y->order);
-	if ((x->flags ^ y->flags) & MMC_HSTATE_HVO)
-		diff_pgdiff(c, "hstate#%zu vmemmap optimisation: %s vs %s", i,
-			    x->flags & MMC_HSTATE_HVO ? "on" : "off",
-			    y->flags & MMC_HSTATE_HVO ? "on" : "off");
+static struct pool_diff with_words(struct pool_diff d, const char *field, const char *a,
+				   const char *b)
+{
+	d.field = field;
+	d.word_a = a;
+	d.word_b = b;
+	return d;
+}
+
+static void item_add(struct item *it, const struct pool_diff *d, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void item_add(struct item *it, const struct pool_diff *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (it->n == ITEM_MAX)
+		return;
+	it->d[it->n] = *d;
+	va_start(ap, fmt);
+	vsnprintf(it->what[it->n], sizeof(it->what[0]), fmt, ap);
+	va_end(ap);
+	it->n++;
+}
+
+/* The item's differences: those a claim covers kept as claimed, the
+ * others listed together (past ln->max items, the item counted). */
+static void item_flush(struct dctx *c, struct item *it, struct plines *ln)
+{
+	bool beyond[ITEM_MAX], any = false;
+
+	for (size_t k = 0; k < it->n; k++) {
+		bool show = ln->cshown < ln->max;
+
+		beyond[k] = !diff_claims_pooldiff(c, &it->d[k], it->what[k], show);
+		ln->cshown += !beyond[k] && show;
+		any |= beyond[k];
+	}
+	if (any && ln->shown >= ln->max) {
+		ln->more++;
+	} else if (any) {
+		ln->shown++;
+		for (size_t k = 0; k < it->n; k++)
+			if (beyond[k])
+				diff_pgdiff(c, "%s", it->what[k]);
+	}
+	it->n = 0;
+}
+
+static void diff_hstate(struct dctx *c, size_t i, const struct mmc_shstate *x,
+			const struct mmc_shstate *y, struct plines *ln)
+{
+	static const struct { const char *field; size_t off; } f[] = {
+		{ "hstate.nr_huge_pages", offsetof(struct mmc_shstate, nr) },
+		{ "hstate.free_huge_pages", offsetof(struct mmc_shstate, free) },
+		{ "hstate.resv_huge_pages", offsetof(struct mmc_shstate, resv) },
+		{ "hstate.surplus_huge_pages", offsetof(struct mmc_shstate, surplus) },
+	};
+	const struct pool_diff at = { .kind = MMC_RANGE_HUGETLB, .order = x->order,
+				      .hstate = (int64_t)i };
+	bool hx = x->flags & MMC_HSTATE_HVO, hy = y->flags & MMC_HSTATE_HVO;
+	struct item it = { 0 };
+	struct pool_diff d;
+
+	if (x->order != y->order) {
+		d = with_num(at, "hstate.order", x->order, y->order);
+		item_add(&it, &d, "hstate#%zu order: %u vs %u", i, x->order, y->order);
+	}
+	if (hx != hy) {
+		d = with_num(at, "hstate.vmemmap_optimise", hx, hy);
+		item_add(&it, &d, "hstate#%zu vmemmap optimisation: %s vs %s", i, hx ? "on" : "off",
+			 hy ? "on" : "off");
+	}
 	for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++) {
 		uint64_t vx = *(const uint64_t *)((const char *)x + f[k].off);
 		uint64_t vy = *(const uint64_t *)((const char *)y + f[k].off);
 
-		if (vx != vy)
-			diff_pgdiff(c, "hstate#%zu %s: %" PRIu64 " vs %" PRIu64, i, f[k].name, vx, vy);
+		if (vx == vy)
+			continue;
+		d = with_num(at, f[k].field, vx, vy);
+		item_add(&it, &d, "hstate#%zu %s: %" PRIu64 " vs %" PRIu64, i, f[k].field + 7, vx, vy);
 	}
+	item_flush(c, &it, ln);
 }
 
 /* One side's folios, one at a time in pfn order. */
@@ -85,51 +173,83 @@ static const char *vm_name(uint8_t v)
 	return v == MMC_FVM_OPTIMISED ? "optimised" : v == MMC_FVM_PLAIN ? "plain" : "unknown";
 }
 
+/* The folio at pfn of p's current span, as a pool difference judged on
+ * image side: its hstate's order, its pfns. */
+static struct pool_diff folio_at(const struct fcur *p, uint64_t pfn, int side)
+{
+	uint32_t h = p->f[p->span].hstate;
+	struct pool_diff d = { .side = side, .kind = MMC_RANGE_HUGETLB, .order = UINT64_MAX,
+			       .hstate = -1, .lo = pfn, .hi = pfn + 1 };
+
+	if (h < p->nh && p->hs[h].order < 64) {
+		d.order = p->hs[h].order;
+		d.hi = pfn + (1ULL << d.order);
+	}
+	return d;
+}
+
+/* A folio on one side only (side 0: a): on no list in the other. */
+static void folio_only(struct item *it, const struct fcur *p, uint64_t pfn, int side)
+{
+	const struct mmc_sfolios *s = &p->f[p->span];
+	const char *l = list_name(s->list);
+	struct pool_diff d = with_words(folio_at(p, pfn, side), "folio.list", side ? "none" : l,
+					side ? l : "none");
+
+	item_add(it, &d, "folio at pfn 0x%" PRIx64 " (hstate#%u, %s): only in %s", pfn, s->hstate,
+		 l, side ? "b" : "a");
+}
+
+static void folio_pair(struct item *it, const struct fcur *a, const struct fcur *b, uint64_t pfn)
+{
+	const struct mmc_sfolios *sa = &a->f[a->span], *sb = &b->f[b->span];
+	const struct pool_diff at = folio_at(a, pfn, 0);
+	struct pool_diff d;
+
+	if (sa->hstate != sb->hstate) {
+		d = with_num(at, "folio.hstate", sa->hstate, sb->hstate);
+		item_add(it, &d, "folio at pfn 0x%" PRIx64 " hstate: #%u vs #%u", pfn, sa->hstate,
+			 sb->hstate);
+	}
+	if (sa->list != sb->list) {
+		d = with_words(at, "folio.list", list_name(sa->list), list_name(sb->list));
+		item_add(it, &d, "folio at pfn 0x%" PRIx64 " list: %s vs %s", pfn, d.word_a, d.word_b);
+	}
+	if (sa->vmemmap != sb->vmemmap) {
+		d = with_words(at, "folio.vmemmap", vm_name(sa->vmemmap), vm_name(sb->vmemmap));
+		item_add(it, &d, "folio at pfn 0x%" PRIx64 " vmemmap: %s vs %s", pfn, d.word_a,
+			 d.word_b);
+	}
+	if (sa->node != sb->node) {
+		d = with_num(at, "folio.node", sa->node, sb->node);
+		item_add(it, &d, "folio at pfn 0x%" PRIx64 " node: %u vs %u", pfn, sa->node, sb->node);
+	}
+}
+
 static void diff_folios(struct dctx *c, struct fcur *a, struct fcur *b)
 {
-	uint64_t pa = 0, pb = 0, lines = 0, more = 0;
+	struct plines ln = { .max = MAX_FOLIO_LINES };
+	uint64_t pa = 0, pb = 0;
+	struct item it = { 0 };
 	bool ha, hb;
 
 	while ((ha = fcur_at(a, &pa)) | (hb = fcur_at(b, &pb))) {
-		const struct mmc_sfolios *sa = ha ? &a->f[a->span] : NULL;
-		const struct mmc_sfolios *sb = hb ? &b->f[b->span] : NULL;
-		char what[160] = "";
-
 		if (ha && (!hb || pa < pb)) {
-			snprintf(what, sizeof(what), "folio at pfn 0x%" PRIx64 " (hstate#%u, %s): only in a",
-				 pa, sa->hstate, list_name(sa->list));
+			folio_only(&it, a, pa, 0);
 			fcur_next(a);
 		} else if (hb && (!ha || pb < pa)) {
-			snprintf(what, sizeof(what), "folio at pfn 0x%" PRIx64 " (hstate#%u, %s): only in b",
-				 pb, sb->hstate, list_name(sb->list));
+			folio_only(&it, b, pb, 1);
 			fcur_next(b);
 		} else {
-			if (sa->hstate != sb->hstate)
-				snprintf(what, sizeof(what), "folio at pfn 0x%" PRIx64 " hstate: #%u vs #%u",
-					 pa, sa->hstate, sb->hstate);
-			else if (sa->list != sb->list)
-				snprintf(what, sizeof(what), "folio at pfn 0x%" PRIx64 " list: %s vs %s",
-					 pa, list_name(sa->list), list_name(sb->list));
-			else if (sa->vmemmap != sb->vmemmap)
-				snprintf(what, sizeof(what), "folio at pfn 0x%" PRIx64 " vmemmap: %s vs %s",
-					 pa, vm_name(sa->vmemmap), vm_name(sb->vmemmap));
-			else if (sa->node != sb->node)
-				snprintf(what, sizeof(what), "folio at pfn 0x%" PRIx64 " node: %u vs %u",
-					 pa, sa->node, sb->node);
+			folio_pair(&it, a, b, pa);
 			fcur_next(a);
 			fcur_next(b);
 		}
-		if (!what[0])
-			continue;
-		if (lines < MAX_FOLIO_LINES) {
-			diff_pgdiff(c, "%s", what);
-			lines++;
-		} else {
-			more++;
-		}
+		item_flush(c, &it, &ln);
 	}
-	if (more)
-		diff_pgdiff(c, "and %" PRIu64 " more HugeTLB folios differ", more);
+	if (ln.more)
+		diff_pgdiff(c, "and %" PRIu64 " more HugeTLB folios differ", ln.more);
+	diff_claims_pool_more(c, "HugeTLB folio differences");
 }
 
 void diff_hugetlb(struct dctx *c, const struct mmc_snapshot *a, const struct mmc_snapshot *b)
@@ -139,73 +259,103 @@ void diff_hugetlb(struct dctx *c, const struct mmc_snapshot *a, const struct mmc
 	enum mmc_read_state sa = mmc_snapshot_hugetlb(a, &fa.hs, &fa.nh, &fa.f, &fa.nf, &wa);
 	enum mmc_read_state sb = mmc_snapshot_hugetlb(b, &fb.hs, &fb.nh, &fb.f, &fb.nf, &wb);
 	size_t n = fa.nh > fb.nh ? fa.nh : fb.nh;
+	struct plines all = { .max = UINT64_MAX };
 
 	/* not read (an older snapshot, a layout without them): nothing known
 	 * to compare, which is no difference */
 	if (sa == MMC_READ_NOT || sb == MMC_READ_NOT)
 		return;
+	/* what was read, not what the kernel did: no claim covers it */
 	if (sa != sb)
 		diff_pgdiff(c, "HugeTLB pools: %s vs %s", state_name(sa), state_name(sb));
 	for (size_t i = 0; i < n; i++) {
 		if (i >= fa.nh || i >= fb.nh) {
 			const struct mmc_shstate *h = i < fa.nh ? &fa.hs[i] : &fb.hs[i];
+			const struct pool_diff at = { .side = i >= fa.nh, .kind = MMC_RANGE_HUGETLB,
+						      .order = h->order, .hstate = (int64_t)i };
+			struct pool_diff d = with_num(at, "hstate.present", i < fa.nh, i < fb.nh);
+			struct item it = { 0 };
 
-			diff_pgdiff(c, "hstate#%zu (order %u, %" PRIu64 " folios): only in %s", i,
-				    h->order, h->nr, i < fa.nh ? "a" : "b");
+			item_add(&it, &d, "hstate#%zu (order %u, %" PRIu64 " folios): only in %s", i,
+				 h->order, h->nr, i < fa.nh ? "a" : "b");
+			item_flush(c, &it, &all);
 			continue;
 		}
-		diff_hstate(c, i, &fa.hs[i], &fb.hs[i]);
+		diff_hstate(c, i, &fa.hs[i], &fb.hs[i], &all);
 	}
 	diff_folios(c, &fa, &fb);
 }
 
-/* Memory blocks pair by id; a block on one side only, or one whose state,
- * node or self-hosted memmap differs, is a difference. */
+/* A memory block as a pool difference judged on image side. */
+static struct pool_diff block_at(const struct mmc_smemblock *x, int side)
+{
+	return (struct pool_diff){ .side = side, .kind = MMC_RANGE_HOTPLUG, .order = 0,
+				   .hstate = -1, .lo = x->start_pfn, .hi = x->end_pfn };
+}
+
+static void block_pair(struct item *it, const struct mmc_smemblock *x,
+		       const struct mmc_smemblock *y)
+{
+	const struct pool_diff at = block_at(x, 0);
+	bool sx = x->flags & MMC_MEMBLOCK_SELF_HOSTED, sy = y->flags & MMC_MEMBLOCK_SELF_HOSTED;
+	struct pool_diff d;
+
+	if (x->end_pfn != y->end_pfn || x->id != y->id) {
+		d = with_num(at, "memblock.end_pfn", x->end_pfn, y->end_pfn);
+		item_add(it, &d, "memory block %" PRIu64 " end pfn: 0x%" PRIx64 " vs 0x%" PRIx64,
+			 x->id, x->end_pfn, y->end_pfn);
+	}
+	if (x->state != y->state) {
+		d = with_num(at, "memblock.state", x->state, y->state);
+		item_add(it, &d, "memory block %" PRIu64 " state: %u vs %u", x->id, x->state, y->state);
+	}
+	if (x->nid != y->nid) {
+		d = with_num(at, "memblock.nid", x->nid, y->nid);
+		item_add(it, &d, "memory block %" PRIu64 " nid: %u vs %u", x->id, x->nid, y->nid);
+	}
+	/* one sentence for the memmap either way: whether it is self-hosted,
+	 * else how many pfns hold it */
+	if (sx != sy)
+		d = with_num(at, "memblock.self_hosted", sx, sy);
+	else
+		d = with_num(at, "memblock.altmap_pfns", x->altmap_pfns, y->altmap_pfns);
+	if (sx != sy || x->flags != y->flags || x->altmap_pfns != y->altmap_pfns)
+		item_add(it, &d, "memory block %" PRIu64 " self-hosted memmap pfns: %" PRIu64 " vs %" PRIu64,
+			 x->id, x->altmap_pfns, y->altmap_pfns);
+}
+
+/* Memory blocks pair by start pfn; a block on one side only, or one whose
+ * pfns, state, node or self-hosted memmap differs, is a difference. */
 void diff_hotplug(struct dctx *c, const struct mmc_snapshot *a, const struct mmc_snapshot *b)
 {
 	const struct mmc_smemblock *ba, *bb;
-	size_t na, nb, i = 0, j = 0, lines = 0, more = 0;
+	size_t na, nb, i = 0, j = 0;
 	enum mmc_read_state sa = mmc_snapshot_hotplug(a, &ba, &na, NULL);
 	enum mmc_read_state sb = mmc_snapshot_hotplug(b, &bb, &nb, NULL);
+	struct plines ln = { .max = MAX_FOLIO_LINES };
+	struct item it = { 0 };
 
 	if (sa == MMC_READ_NOT || sb == MMC_READ_NOT)
 		return;
 	if (sa != sb)
 		diff_pgdiff(c, "memory blocks: %s vs %s", state_name(sa), state_name(sb));
 	while (i < na || j < nb) {
-		char what[200] = "";
+		bool only_a = j >= nb || (i < na && ba[i].start_pfn < bb[j].start_pfn);
+		bool only_b = !only_a && (i >= na || bb[j].start_pfn < ba[i].start_pfn);
+		const struct mmc_smemblock *x = only_b ? &bb[j] : &ba[i];
+		struct pool_diff d = with_num(block_at(x, only_b), "memblock.present", !only_b,
+					      !only_a);
 
-		if (j >= nb || (i < na && ba[i].start_pfn < bb[j].start_pfn)) {
-			snprintf(what, sizeof(what), "memory block %" PRIu64 " (pfn 0x%" PRIx64 "): only in a",
-				 ba[i].id, ba[i].start_pfn);
-			i++;
-		} else if (i >= na || bb[j].start_pfn < ba[i].start_pfn) {
-			snprintf(what, sizeof(what), "memory block %" PRIu64 " (pfn 0x%" PRIx64 "): only in b",
-				 bb[j].id, bb[j].start_pfn);
-			j++;
-		} else {
-			const struct mmc_smemblock *x = &ba[i++], *y = &bb[j++];
-
-			if (x->end_pfn != y->end_pfn || x->id != y->id)
-				snprintf(what, sizeof(what), "memory block %" PRIu64 " end pfn: 0x%" PRIx64 " vs 0x%" PRIx64,
-					 x->id, x->end_pfn, y->end_pfn);
-			else if (x->state != y->state)
-				snprintf(what, sizeof(what), "memory block %" PRIu64 " state: %u vs %u",
-					 x->id, x->state, y->state);
-			else if (x->nid != y->nid)
-				snprintf(what, sizeof(what), "memory block %" PRIu64 " nid: %u vs %u",
-					 x->id, x->nid, y->nid);
-			else if (x->flags != y->flags || x->altmap_pfns != y->altmap_pfns)
-				snprintf(what, sizeof(what), "memory block %" PRIu64 " self-hosted memmap pfns: %" PRIu64 " vs %" PRIu64,
-					 x->id, x->altmap_pfns, y->altmap_pfns);
-		}
-		if (!what[0])
-			continue;
-		if (lines++ < MAX_FOLIO_LINES)
-			diff_pgdiff(c, "%s", what);
+		if (only_a || only_b)
+			item_add(&it, &d, "memory block %" PRIu64 " (pfn 0x%" PRIx64 "): only in %s",
+				 x->id, x->start_pfn, only_a ? "a" : "b");
 		else
-			more++;
+			block_pair(&it, &ba[i], &bb[j]);
+		i += !only_b;
+		j += !only_a;
+		item_flush(c, &it, &ln);
 	}
-	if (more)
-		diff_pgdiff(c, "and %zu more memory blocks differ", more);
+	if (ln.more)
+		diff_pgdiff(c, "and %" PRIu64 " more memory blocks differ", ln.more);
+	diff_claims_pool_more(c, "memory block differences");
 }

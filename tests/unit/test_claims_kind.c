@@ -53,6 +53,7 @@ struct kmut {
 	bool no_1g;		/* the 1 GiB HugeTLB range absent */
 	uint32_t shift;		/* pgmap->vmemmap_shift, 0: 9 as built */
 	bool plug_memmap;	/* the block holds its memmap (memmap_on_memory) */
+	bool altmap;		/* the pgmap given an altmap (and its flag) */
 };
 
 /* The record at pfn of a range starting at start with folios of order. */
@@ -139,6 +140,14 @@ static void add_owners(struct mmc_snapshot *s, uint64_t vbase, const struct kmut
 	snprintf(pg.type_name, sizeof(pg.type_name), "MEMORY_DEVICE_GENERIC");
 	pg.vmemmap_shift = m->shift ? m->shift : 9;
 	pg.nr_range = 1;
+	if (m->altmap) {
+		pg.flags = 0x1;
+		pg.has_altmap = true;
+		pg.altmap_base_pfn = rg[R_DAX].start;
+		pg.altmap_end_pfn = rg[R_DAX].start + rg[R_DAX].pages;
+		pg.altmap_reserve = 2;
+		pg.altmap_free = 32;
+	}
 	die(mmc_snapshot_add_pgmap(s, &pg));
 }
 
@@ -271,7 +280,8 @@ static void test_select(void)
  * A claim t against a range-level difference: a range only in one image
  * (range_pages its pages) or a pgmap or range attribute (range_pages 0).
  * pool: the pool sentences the change also makes (a folio or a memory
- * block differing), which no claim covers yet: with one the verdict stays
+ * block differing: folio.list, memblock.self_hosted), which no t here
+ * names (test_claims_pools.c claims them): with one the verdict stays
  * beyond the claims whatever t covers.
  */
 struct rcase {
@@ -347,12 +357,43 @@ static void test_range_level(void)
 		range_level(&k[i]);
 }
 
+/*
+ * A claim covering more named fields than the four vmemmap and range names
+ * (here six pgmap members): each counted under its name.  The per-claim
+ * counts of named fields once had room for four only, and the fifth name
+ * was written past them.
+ */
+static void test_many_named(void)
+{
+	static const char *const f[] = {
+		"pgmap.flags", "pgmap.altmap", "pgmap.altmap.base_pfn", "pgmap.altmap.end_pfn",
+		"pgmap.altmap.reserve", "pgmap.altmap.free",
+	};
+	static const struct kmut none = { 0 }, altmap = { .altmap = true };
+	struct mmc_diff_result *res = diff_kinds(&none, &altmap, "memmapcheck-claims 1\nclaim t\n reason r\n"
+						 " where kind=pgmap\n field any\n", false);
+	const struct mmc_diff_claim *c = &res->claims->claim[0];
+	bool each = c->nfields == 6;
+
+	for (size_t i = 0; i < 6 && each; i++) {
+		each = false;
+		for (size_t k = 0; k < c->nfields && !each; k++)
+			each = !strcmp(c->fields[k].name, f[i]) && c->fields[k].pages == 1;
+	}
+	tap_ok(each && c->pgmap_diffs == 6 && !res->npgmap_diffs && res->verdict == MMC_AS_CLAIMED,
+	       "[proof] the pgmap given an altmap: six pgmap differences, field any covers them, each field counted once");
+	for (size_t i = 0; !each && i < c->nfields; i++)
+		tap_diag("%s: %llu", c->fields[i].name, (unsigned long long)c->fields[i].pages);
+	mmc_diff_result_destroy(res);
+}
+
 int main(void)
 {
 	if (mmc_test_layout_612(&layout612))
 		return 1;
 	test_select();
 	test_range_level();
+	test_many_named();
 	mmc_test_layout_release(&layout612);
 	return tap_done();
 }
