@@ -19,7 +19,7 @@
 #            (nine pmem namespaces, scripts/prove/guest/layout.sh)
 #   [proof]  crash-memmapcheck depends on exactly the crash it was built for
 # DEB_BUILD_OPTIONS=nocheck: make check runs the unit tests the package build
-# would run again.  A few minutes (the build of the CLI and the extension).
+# would run again.  The build is shared with tests/lava.t (lava-deb.sh).
 top=$(cd "$(dirname "$0")/.." && pwd)
 MMC_BUILD=${MMC_BUILD:-$top/build}
 . "$top/tests/crash-lib.sh"
@@ -40,33 +40,30 @@ git -C "$top" rev-parse --git-dir >/dev/null 2>&1 || skip_all "$top is not a git
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/deb.t.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-src=$tmp/memmapcheck-0.1
-mkdir -p "$src"
-# the tracked files as they are in the work tree (what a commit would hold)
-(cd "$top" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$src"
-
-t0=$(date +%s)
-(cd "$src" && DEB_BUILD_OPTIONS="nocheck parallel=2" nice dpkg-buildpackage -us -uc) >"$tmp/build.log" 2>&1
+# One build of the tracked files as they are in the work tree (what a commit
+# would hold), shared with tests/lava.t: scripts/prove/lava-deb.sh keeps it
+# per content of those files, and a second caller waits for the first.
+dir=$("$top/scripts/prove/lava-deb.sh" --dir 2>"$tmp/build.err")
 rc=$?
-secs=$(( $(date +%s) - t0 ))
-deb=$(ls "$tmp"/memmapcheck_*_amd64.deb 2>/dev/null)
-xdeb=$(ls "$tmp"/crash-memmapcheck_*_amd64.deb 2>/dev/null)
-dsc=$(ls "$tmp"/memmapcheck_*.dsc 2>/dev/null)
+secs=$(cat "$dir/build.secs" 2>/dev/null || echo "?")
+deb=$(ls "$dir"/memmapcheck_*_amd64.deb 2>/dev/null)
+xdeb=$(ls "$dir"/crash-memmapcheck_*_amd64.deb 2>/dev/null)
+dsc=$(ls "$dir"/memmapcheck_*.dsc 2>/dev/null)
 [ $rc = 0 ] && [ -n "$deb" ] && [ -n "$xdeb" ] && [ -n "$dsc" ]
-check $? "[proof] dpkg-buildpackage -us -uc: exit $rc in ${secs}s, $(basename "${deb:-no .deb}"), $(basename "${xdeb:-no crash .deb}"), $(basename "${dsc:-no .dsc}")"
-[ $rc = 0 ] || tail -30 "$tmp/build.log" | diag
+check $? "[proof] dpkg-buildpackage -us -uc (scripts/prove/lava-deb.sh): exit $rc, built in ${secs}s, $(basename "${deb:-no .deb}"), $(basename "${xdeb:-no crash .deb}"), $(basename "${dsc:-no .dsc}")"
+[ $rc = 0 ] || { cat "$tmp/build.err"; tail -30 "$dir/build.log" 2>/dev/null; } | diag
 if [ -z "$deb" ] || [ -z "$xdeb" ]; then
 	echo "1..$n"; exit 1
 fi
 
-changes=$(ls "$tmp"/memmapcheck_*_amd64.changes)
+changes=$(ls "$dir"/memmapcheck_*_amd64.changes)
 lintian --pedantic -I --tag-display-limit 0 "$changes" >"$tmp/lintian.out" 2>&1
 lrc=$?
 tags=$(grep -E '^[EWIPXCNO]: ' "$tmp/lintian.out")
 [ $lrc = 0 ] && [ -z "$tags" ]
 check $? "[proof] lintian --pedantic -I: $(echo -n "$tags" | grep -c .) tags (exit $lrc)"
 [ -z "$tags" ] || echo "$tags" | diag
-for f in "$src"/debian/*lintian-overrides; do
+for f in "$top"/debian/*lintian-overrides; do
 	[ -f "$f" ] || continue
 	echo "# lintian override in debian/$(basename "$f"), with its reason:"
 	sed 's/^/#   /' "$f"
@@ -129,6 +126,6 @@ else
 	check $? "[proof] crash $cv: extend memmapcheck.so loads the packaged extension, memmapcheck ranges lists $nr ranges (9 namespaces)"
 	[ "$nr" = 9 ] || tail -20 "$tmp/crash.out" | diag
 fi
-echo "# dpkg-buildpackage ${secs}s; .deb sizes: $(stat -c '%n %s' "$deb" "$xdeb" | sed "s,$tmp/,,g" | paste -sd' ')"
+echo "# dpkg-buildpackage ${secs}s; .deb sizes: $(stat -c '%n %s' "$deb" "$xdeb" | sed "s,$dir/,,g" | paste -sd' ')"
 echo "1..$n"
 [ $failed = 0 ]
