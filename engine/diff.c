@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "diff_int.h"
+#include "page_decode.h"
 
 const char *mmc_verdict_name(enum mmc_verdict v)
 {
@@ -73,6 +74,9 @@ static struct mmc_error *diff_matched(struct dctx *c, const struct mmc_snapshot 
 	struct mmc_error *err;
 
 	diff_names_reset(c);
+	c->list_links = c->have_lru &&
+			mmc_snapshot_range(a, (size_t)dr->a_index)->kind == MMC_RANGE_HUGETLB &&
+			mmc_snapshot_range(b, (size_t)dr->b_index)->kind == MMC_RANGE_HUGETLB;
 	if (c->claims)
 		diff_claims_range(c, dr);
 	err = diff_pages(c, dr, a, (size_t)dr->a_index, b, (size_t)dr->b_index);
@@ -262,6 +266,10 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 		c->flags_slot = c->layout_a->member[MMC_PAGE_FLAGS].offset / 8;
 	if (c->layout_a && c->layout_a->member[MMC_PAGE_COMPOUND_HEAD].found)
 		c->ch_slot = c->layout_a->member[MMC_PAGE_COMPOUND_HEAD].offset / 8;
+	c->have_lru = c->layout_a && c->geom_a &&
+		      mmc_page_member_slot(c->layout_a, c->geom_a->struct_page_size, MMC_PAGE_LRU,
+					   &c->lru_slot) &&
+		      c->lru_slot + 1 < MMC_MAX_SLOTS;
 	diff_names_init(c);
 	res->layout_differs = mmc_snapshot_info(a)->layout_fingerprint !=
 			      mmc_snapshot_info(b)->layout_fingerprint;

@@ -55,18 +55,45 @@ static uint64_t tail_const(const struct dctx *c, const struct side *A, uint64_t 
 					   &A->stride.slot[c->ch_slot], n);
 }
 
+/*
+ * A HugeTLB folio's head links it into its hstate's list through lru
+ * (enqueue_hugetlb_folio(): list_move(&folio->lru, &h->hugepage_freelists[nid]);
+ * the active list alike), so lru.next/prev name its neighbours there: the
+ * order folios were freed and allocated in.  That order is not struct page
+ * state a patch sets up, and it varies between boots of one kernel:
+ * hugetlb_pages_alloc_boot() enqueues the boot-time folios from
+ * padata_do_multithreaded() threads (6.9+), and a neighbour allocated at
+ * another pfn changes the link.  Which list each folio is on, and the
+ * lists' counts, are compared by the pools (diff_pools.c); the links are
+ * not.  HVO's fake heads (page_fixed_fake_head(): the head's struct page
+ * seen again through the shared vmemmap frame) carry the same words.
+ * Returns whether the two records at pfn are such heads.
+ */
+static bool list_links(const struct dctx *c, uint64_t pfn, const struct mmc_nrec *ra,
+		       const struct mmc_nrec *rb)
+{
+	return c->list_links && tail_of(c, pfn, ra) == MMC_TAIL_NONE &&
+	       tail_of(c, pfn, rb) == MMC_TAIL_NONE;
+}
+
 /* Compare two READ records at the overlap start; returns the chunk length
  * (<= n) over which the signature stays the same. */
 static uint64_t compare_read(struct dctx *c, const struct side *A,
-			     const struct side *B, const struct mmc_nrec *ra,
+			     const struct side *B, uint64_t pfn, const struct mmc_nrec *ra,
 			     const struct mmc_nrec *rb, uint64_t n, struct sig *s)
 {
 	unsigned int k, nmax = ra->nslots > rb->nslots ? ra->nslots : rb->nslots;
+	bool links = list_links(c, pfn, ra, rb);
 
+	if (links)
+		n = 1;	/* the pages after a head are tails: their slots compare */
 	for (k = 0; k < nmax; k++) {
 		const struct mmc_nval *x = &ra->slot[k], *y = &rb->slot[k];
 		int64_t da, db;
 		bool eq;
+
+		if (links && (k == c->lru_slot || k == c->lru_slot + 1))
+			continue;
 
 		if (k < ra->nslots && k < rb->nslots && k != c->flags_slot &&
 		    c->split[k][s->tail] &&
@@ -287,7 +314,7 @@ struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr,
 			s.role = ra.role != rb.role;
 		} else {
 			s.tail = tail_of(c, pos, &ra);	/* names of split slots */
-			n = compare_read(c, A, B, &ra, &rb, n, &s);
+			n = compare_read(c, A, B, pos, &ra, &rb, n, &s);
 		}
 		if (diff_sig_any(&s)) {
 			s.tail = tail_of(c, pos, &ra);

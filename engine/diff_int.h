@@ -73,6 +73,12 @@ struct dctx {
 	const struct mmc_layout *layout_a;
 	const struct mmc_geom *geom_a;
 	unsigned int flags_slot, ch_slot;
+	/* struct page's lru (two slots from lru_slot), when slot-aligned */
+	bool have_lru;
+	unsigned int lru_slot;
+	/* per range: a head's lru is its place on a HugeTLB list, not
+	 * compared (diff_chunk.c list_links()) */
+	bool list_links;
 	size_t max_pages, max_groups;
 	bool per_page;
 	struct mmc_diff_result *res;

@@ -507,7 +507,7 @@ void mmc_report_diff_text(FILE *out, const struct mmc_snapshot *a, const struct 
 				nc);
 	}
 	for (size_t i = 0; i < res->npgmap_diffs; i++)
-		fprintf(out, "%s%s\n", i ? "" : "\nPGMAP DIFFERENCES\n  ", res->pgmap_diffs[i]);
+		fprintf(out, "%s  %s\n", i ? "" : "\nPGMAP DIFFERENCES\n", res->pgmap_diffs[i]);
 	if (res->ngroups) {
 		fprintf(out, "\nGROUPS%s (%zu of %" PRIu64 ")\n",
 			res->claims ? " BEYOND THE CLAIMS" : "", res->ngroups, res->groups_total);
