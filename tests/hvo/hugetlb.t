@@ -3,8 +3,12 @@
 """HugeTLB and memory-block discovery (engine/discover_hugetlb.c,
 discover_hotplug.c) and the pools' and blocks' diff on the
 real 6.12.117 hvo-flavour dumps of issue 19 (scripts/vectors/build-kernel.sh --hvo,
-guest layout standard-hvo), when they are in the cache; each one missing
-skips loudly.  Layouts are made from each image's vmlinux.
+guest layout standard-hvo), committed trimmed in dumps/hvo.tar.xz with
+their kernels' layouts in test-vectors/layouts/.  The oracle's answers
+are recorded in test-vectors/hvo-oracle/ (it needs each kernel's 600 MB
+debug vmlinux and drgn): where the vmlinux is in the cache the oracle runs
+again on the same dumps and must give the recorded answer
+(MMC_HVO_RECORD=1 writes the records instead).
 
 Checks, each labelled:
   [proof]   the guest's geometry, scripts/prove/guest/layouts/standard-hvo.sh:
@@ -38,6 +42,8 @@ import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import lzma  # noqa: E402
+import taplib  # noqa: E402
 from taplib import CLI, TOP, Tap  # noqa: E402
 
 
@@ -53,7 +59,10 @@ tap = CheckTap(diag_lines=30)
 CACHE = os.environ.get("MEMMAPCHECK_CACHE",
                        os.path.join(os.path.expanduser("~"), ".cache", "memmapcheck"))
 IMAGES = ["6.12-base-hvo-b1", "6.12-base-hvo-b2", "6.12-template-hvo-b1",
-          "6.12-hist-hvo-reset-nr4-hvo-b1"]
+          "6.12-hist-hvo-reset-nr4-hvo-b1", "6.12-mut-hvo-tail-rw-hvo-b1",
+          "6.12-mut-mhp-no-self-hosted-hvo-b1"]
+# the variants with a claims file, patches/6.12/<variant>.claims
+CLAIMED = ["hist-hvo-reset-nr4", "mut-hvo-tail-rw", "mut-mhp-no-self-hosted"]
 # the oracle needs drgn, which Debian's /usr/bin/python3 has (doc/ORACLE.md)
 ORACLE = ["/usr/bin/python3", os.path.join(TOP, "scripts", "oracle", "oracle.py"), "hvo"]
 TMP = tempfile.mkdtemp(prefix="mmc-hugetlb-")
@@ -65,7 +74,56 @@ def kernel_dir(image):
 
 
 def dump(image):
-    return os.path.join(CACHE, "images", image + ".kdump")
+    """The committed (trimmed) dump, else the cache's full capture."""
+    p = taplib.dump_path(image)
+    if p:
+        return p
+    p = os.path.join(CACHE, "images", image + ".kdump")
+    return p if os.path.exists(p) else None
+
+
+def vmlinux(image):
+    p = os.path.join(kernel_dir(image), "vmlinux")
+    return p if os.path.exists(p) else None
+
+
+RECORDS = os.path.join(TOP, "test-vectors", "hvo-oracle")
+RECORD = os.environ.get("MMC_HVO_RECORD") == "1"
+HAVE_DRGN = os.path.exists("/usr/bin/python3") and \
+    subprocess.run(["/usr/bin/python3", "-c", "import drgn"], capture_output=True).returncode == 0
+
+
+def oracle(key, images, args):
+    """The oracle's JSON answer for `args` (run over images' vmlinux and
+    dumps), recorded as test-vectors/hvo-oracle/KEY.json.xz: run again and
+    checked against the record where every vmlinux and drgn are here
+    (written with MMC_HVO_RECORD=1), else read from the record.  None when
+    neither works (the failure is reported)."""
+    path = os.path.join(RECORDS, key + ".json.xz")
+    rec = None
+    if os.path.exists(path):
+        with lzma.open(path, "rt") as f:
+            rec = json.load(f)
+    if not HAVE_DRGN or not all(vmlinux(i) for i in images):
+        tap(rec is not None, "[guard] oracle %s: recorded answer in %s (no vmlinux or drgn to run it here)"
+            % (key, os.path.relpath(path, TOP)))
+        return rec
+    rc, out, err = run(ORACLE + args)
+    if not tap(rc in (0, 1), "[guard] oracle hvo %s runs" % " ".join(args[:1] + [key]), err):
+        return rec
+    js = json.loads(out)
+    if RECORD:
+        os.makedirs(RECORDS, exist_ok=True)
+        with lzma.open(path, "wt", preset=9) as f:
+            json.dump(js, f, sort_keys=True, separators=(",", ":"))
+        rec = js
+    if rec is None:
+        tap.skip("no record of oracle %s yet (%s; MMC_HVO_RECORD=1 writes it)"
+                 % (key, os.path.relpath(path, TOP)), "oracle %s record" % key)
+    else:
+        tap(rec == js, "[oracle] oracle %s gives its recorded answer (%s)" % (key, os.path.relpath(path, TOP)),
+            "the record differs: MMC_HVO_RECORD=1 rewrites it")
+    return js
 
 
 def run(cmd):
@@ -185,21 +243,20 @@ def in_ranges(pfn, ranges):
 
 
 def main():
-    present = [i for i in IMAGES if os.path.exists(dump(i)) and
-               os.path.exists(os.path.join(kernel_dir(i), "vmlinux"))]
+    present = [i for i in IMAGES if dump(i)]
     for i in IMAGES:
         if i not in present:
-            tap.skip("%s or its vmlinux is not in %s" % (i, CACHE), "image %s" % i)
-    if not os.path.exists("/usr/bin/python3") or run(["/usr/bin/python3", "-c", "import drgn"])[0]:
-        tap.skip("scripts/oracle/oracle.py hvo needs python3-drgn in /usr/bin/python3", "oracle")
-        present = []
+            tap.skip("%s: not in dumps/hvo.tar.xz nor in %s" % (i, CACHE), "image %s" % i)
     expect = geometry()
     expect_plug = plug_geometry()
     layouts, ranges_text, olists = {}, {}, {}
     for img in present:
-        lay = os.path.join(TMP, img + ".layout")
-        rc, _, err = run([CLI, "layout", "-q", "-o", lay, os.path.join(kernel_dir(img), "vmlinux")])
-        if not tap(rc == 0, "[guard] %s: layout from its vmlinux" % img, err):
+        lay = taplib.layout_of(img)
+        if not os.path.exists(lay) and vmlinux(img):
+            lay = os.path.join(TMP, img + ".layout")
+            rc, _, err = run([CLI, "layout", "-q", "-o", lay, vmlinux(img)])
+            tap(rc == 0, "[guard] %s: layout from its vmlinux (none saved)" % img, err)
+        if not tap(os.path.exists(lay), "[guard] %s: its kernel's layout %s" % (img, os.path.basename(lay))):
             continue
         layouts[img] = lay
         rc, out, err = run([CLI, "ranges", lay, dump(img)])
@@ -209,11 +266,10 @@ def main():
         got = {h["order"]: (h["nr"], h["free"]) for h in hs}
         tap(got == expect, "[proof] %s: pools (order: nr, free) as standard-hvo.sh makes them: %s"
             % (img, expect), "tool: %s" % got)
-        rc, oout, oerr = run(ORACLE + ["list", os.path.join(kernel_dir(img), "vmlinux"), dump(img),
-                                       "-f", "json"])
-        if not tap(rc == 0, "[guard] %s: oracle hvo list runs" % img, oerr):
+        olists[img] = oracle("list-" + img, [img], ["list", vmlinux(img) or "-", dump(img), "-f", "json"])
+        if olists[img] is None:
+            del olists[img]
             continue
-        olists[img] = json.loads(oout)
         ohs, ofolios = oracle_pools(olists[img])
         tap(ohs == hs, "[oracle] %s: hstates (order, nr, free) equal the oracle's" % img,
             "tool %s\noracle %s" % (hs, ohs))
@@ -252,11 +308,11 @@ def main():
             % (a, b, sum(e - s for s, e in pr), why), "differing: %s" % sorted(plug_pfns)[:10])
         hr = huge_ranges(ranges_text[a])
         pfns = {p["pfn"] for p in js["pages"] if in_ranges(p["pfn"], hr)}
-        rc, oout, oerr = run(ORACLE + ["diff", os.path.join(kernel_dir(a), "vmlinux"), dump(a),
-                                       os.path.join(kernel_dir(b), "vmlinux"), dump(b)])
-        if not tap(rc in (0, 1), "[guard] oracle hvo diff %s %s runs" % (a, b), oerr):
+        od = oracle("diff-%s-%s" % (a, b), [a, b],
+                    ["diff", vmlinux(a) or "-", dump(a), vmlinux(b) or "-", dump(b)])
+        if od is None:
             return None
-        raw = {int(k, 16): v for k, v in json.loads(oout)["struct_pages"].items()}
+        raw = {int(k, 16): v for k, v in od["struct_pages"].items()}
         # a folio whose vmemmap is optimised in one image and not in the
         # other (the oracle's own page-table walk): its struct pages past
         # the first vmemmap page (HUGETLB_VMEMMAP_RESERVE_SIZE, 64 struct
@@ -274,6 +330,31 @@ def main():
             % (a, b, len(pfns), len(raw), len(moved)), "neither: %s" % [hex(x) for x in extra[:10]])
         return pools, pfns, raw, moved
 
+    def claims(variant):
+        a, b = "6.12-base-hvo-b1", "6.12-%s-hvo-b1" % variant
+        if a not in layouts or b not in layouts:
+            tap.skip("%s or %s not available" % (a, b), "claims %s" % variant)
+            return
+        own = os.path.join(TOP, "patches", "6.12", variant + ".claims")
+        empty = os.path.join(TOP, "patches", "6.12", "template.claims")
+        rc, out, err = run([CLI, "compare", "-q", "--strict", "--claims", own,
+                            layouts[a], dump(a), layouts[b], dump(b)])
+        tap(rc == 0 and out.startswith("as claimed: "),
+            "[proof] %s vs base: as claimed with its own claims (the patch's semantics and the guest's geometry), --strict, exit 0"
+            % variant, out[:3000] + err)
+        rc, out, err = run([CLI, "compare", "-q", "--claims", empty,
+                            layouts[a], dump(a), layouts[b], dump(b)])
+        tap(rc == 1 and out.startswith("beyond the claims: "),
+            "[proof] %s vs base: beyond the claims with no claims, exit 1" % variant, out[:2000] + err)
+
+    for v in CLAIMED:
+        claims(v)
+    if "6.12-base-hvo-b1" in layouts and "6.12-base-hvo-b2" in layouts:
+        rc, out, err = run([CLI, "compare", "-q", layouts["6.12-base-hvo-b1"], dump("6.12-base-hvo-b1"),
+                            layouts["6.12-base-hvo-b2"], dump("6.12-base-hvo-b2")])
+        tap(rc == 0 and out.startswith("identical: "),
+            "[proof] base b1 vs b2: two boots of one kernel compare identical, HugeTLB and hot-plug ranges included (exit 0)",
+            out[:3000] + err)
     r = pair("6.12-base-hvo-b1", "6.12-base-hvo-b2", "two boots")
     if r:
         pools, pfns, raw, moved = r
@@ -293,10 +374,10 @@ def main():
     if r:
         pools, pfns, raw, moved = r
         base = "6.12-base-hvo-b1"
-        rc, pout, perr = run(ORACLE + ["predict", "6.12", "hist-hvo-reset-nr4",
-                                       os.path.join(kernel_dir(base), "vmlinux"), dump(base), "-f", "json"])
-        if tap(rc == 0, "[guard] oracle hvo predict hist-hvo-reset-nr4 runs", perr):
-            pred = {int(k, 16) for k in json.loads(pout)["struct_pages"]}
+        op = oracle("predict-6.12-hist-hvo-reset-nr4", [base],
+                    ["predict", "6.12", "hist-hvo-reset-nr4", vmlinux(base) or "-", dump(base), "-f", "json"])
+        if op is not None:
+            pred = {int(k, 16) for k in op["struct_pages"]}
             hr = huge_ranges(ranges_text[base])
             pred_h = {p for p in pred if in_ranges(p, hr)}
             want = pred_h | moved
