@@ -33,9 +33,9 @@ static uint64_t span_end(const struct mmc_sfolios *s, const struct mmc_shstate *
 }
 
 /* The folio span holding pfn, or NULL. */
-static const struct mmc_sfolios *span_of(struct lint_huge *hu, const struct mmc_shstate *hs,
-					 uint64_t pfn)
+static const struct mmc_sfolios *span_of(struct lint_huge *hu, uint64_t pfn)
 {
+	const struct mmc_shstate *hs = hu->hs;
 	size_t lo = 0, hi = hu->nspans;
 
 	if (hu->at < hu->nspans && hu->spans[hu->at].start_pfn <= pfn &&
@@ -55,14 +55,6 @@ static const struct mmc_sfolios *span_of(struct lint_huge *hu, const struct mmc_
 		return &hu->spans[lo];
 	}
 	return NULL;
-}
-
-static const struct mmc_shstate *hstates(const struct lint_ctx *c)
-{
-	const struct mmc_shstate *hs = NULL;
-
-	mmc_snapshot_hugetlb(c->snap, &hs, NULL, NULL, NULL, NULL);
-	return hs;
 }
 
 /* What the layout cannot tell on this kernel, said once. */
@@ -88,6 +80,7 @@ struct mmc_error *lint_hugetlb_begin(struct lint_ctx *c)
 	if (!hu)
 		return mmc_error_nomem();
 	c->huge = hu;
+	hu->hs = hs;
 	hu->h = &hs[c->sr->owner];
 	hu->spans = f;
 	hu->nspans = nf;
@@ -157,7 +150,7 @@ static size_t alias_from(struct lint_huge *hu, uint64_t pfn)
 	return lo;
 }
 
-uint64_t lint_alias_run(struct lint_ctx *c, uint64_t pfn, uint64_t n, bool *alias)
+uint64_t lint_alias_run(const struct lint_ctx *c, uint64_t pfn, uint64_t n, bool *alias)
 {
 	struct lint_huge *hu = c->huge;
 	const struct lint_span *s;
@@ -179,16 +172,15 @@ uint64_t lint_alias_run(struct lint_ctx *c, uint64_t pfn, uint64_t n, bool *alia
 
 bool lint_hugetlb_uniform(const struct lint_ctx *c, uint64_t lo, uint64_t hi)
 {
-	const struct mmc_shstate *hs = hstates(c);
 	const struct mmc_sfolios *s;
 	bool alias;
 
-	if (!c->huge || !hs || hi <= lo)
+	if (!c->huge || hi <= lo)
 		return false;
-	s = span_of(c->huge, hs, lo);
-	if (!s || hi > span_end(s, hs))
+	s = span_of(c->huge, lo);
+	if (!s || hi > span_end(s, c->huge->hs))
 		return false;
-	return lint_alias_run((struct lint_ctx *)c, lo, hi - lo, &alias) == hi - lo && !alias;
+	return lint_alias_run(c, lo, hi - lo, &alias) == hi - lo && !alias;
 }
 
 /* init_new_hugetlb_folio(): __folio_set_hugetlb(), in the head's
@@ -250,8 +242,7 @@ static void check_list(struct lint_ctx *c, uint64_t pfn, const struct mmc_page_v
 void lint_hugetlb_head(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec *rec,
 		       const struct mmc_page_view *v)
 {
-	const struct mmc_shstate *hs = hstates(c);
-	const struct mmc_sfolios *sf = hs ? span_of(c->huge, hs, pfn) : NULL;
+	const struct mmc_sfolios *sf = span_of(c->huge, pfn);
 
 	memset(&c->head, 0, sizeof(c->head));
 	c->head.valid = true;

@@ -238,14 +238,24 @@ static bool check_folio(struct hvo_walk *w, uint64_t head, enum mmc_folio_vmemma
 	return true;
 }
 
-/* Every folio of the range, by the pool's spans (in pfn order). */
+/* Every folio of the range, by the pool's spans (sorted by pfn: from the
+ * first one that can reach the range). */
 static bool check_folios(struct hvo_walk *w)
 {
 	const struct lint_huge *hu = w->c->huge;
 	const struct mmc_srange *sr = w->c->sr;
 	uint32_t order = hu->h->order;
+	size_t lo = 0, hi = hu->nspans;
 
-	for (size_t i = 0; i < hu->nspans; i++) {
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (hu->spans[mid].start_pfn < sr->start_pfn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo ? lo - 1 : 0; i < hu->nspans && hu->spans[i].start_pfn < sr->end_pfn; i++) {
 		const struct mmc_sfolios *s = &hu->spans[i];
 
 		if (s->hstate != sr->owner)

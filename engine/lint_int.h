@@ -65,7 +65,8 @@ struct lint_span {
 
 /* A HugeTLB range (lint_hugetlb.c, lint_hvo.c). */
 struct lint_huge {
-	const struct mmc_shstate *h;
+	const struct mmc_shstate *hs;	/* the snapshot's hstates */
+	const struct mmc_shstate *h;	/* the range's */
 	const struct mmc_sfolios *spans;	/* the snapshot's, sorted */
 	size_t nspans;
 	size_t at;			/* the span last found (lookups go up) */
@@ -198,7 +199,7 @@ bool lint_folio_word(const struct lint_ctx *c, uint64_t index, unsigned int slot
 bool lint_hugetlb_uniform(const struct lint_ctx *c, uint64_t lo, uint64_t hi);
 /* How many pfns from pfn on (at most n) are all aliases (*alias) or all
  * not (lint_huge.alias); n and false outside HugeTLB ranges. */
-uint64_t lint_alias_run(struct lint_ctx *c, uint64_t pfn, uint64_t n, bool *alias);
+uint64_t lint_alias_run(const struct lint_ctx *c, uint64_t pfn, uint64_t n, bool *alias);
 /* Add an alias span (lint_hvo.c, in pfn order); false when out of memory. */
 bool lint_alias_add(struct lint_huge *hu, uint64_t lo, uint64_t hi);
 
