@@ -90,9 +90,13 @@ static void check_folio_links(struct lint_ctx *c, uint64_t pfn, const struct mmc
 }
 
 /* Hot-plug: memmap_init_range() with the block's nid, in the one zone
- * move_pfn_range_to_zone() gave the block. */
+ * move_pfn_range_to_zone() gave the block.  add_memory_block() starts
+ * mem->nid at NUMA_NO_NODE and only memory_block_add_nid() (CONFIG_NUMA)
+ * sets it: without it, one node for the block as for a pgmap's range. */
 static void check_block_links(struct lint_ctx *c, uint64_t pfn, const struct mmc_page_view *v)
 {
+	bool nid = c->block && (int32_t)c->block->nid >= 0;
+
 	if (!c->have_zone) {
 		c->have_zone = true;
 		c->zone = v->zone;
@@ -102,9 +106,18 @@ static void check_block_links(struct lint_ctx *c, uint64_t pfn, const struct mmc
 			     "zone %u, the block's first memmap page 0x%" PRIx64 " has zone %u",
 			     v->zone, c->zone_pfn, c->zone);
 	}
-	if (c->block && v->node != c->block->nid)
+	if (nid && v->node != c->block->nid) {
 		lint_violate(c, MMC_RULE_NODE, pfn, "node %u, memory block %" PRIu64 " has nid %u",
 			     v->node, c->block->id, c->block->nid);
+	} else if (!nid && !c->have_node) {
+		c->have_node = true;
+		c->node = v->node;
+		c->node_pfn = pfn;
+	} else if (!nid && v->node != c->node) {
+		lint_violate(c, MMC_RULE_NODE, pfn,
+			     "node %u, the block's first memmap page 0x%" PRIx64 " has node %u",
+			     v->node, c->node_pfn, c->node);
+	}
 }
 
 static void check_common(struct lint_ctx *c, uint64_t pfn, const struct mmc_page_view *v,

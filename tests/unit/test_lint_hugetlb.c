@@ -55,7 +55,7 @@ enum mut {
 	M_NONE, M_TAIL_MAPPING, M_RESTORED, M_WRONG_HEAD, M_TAIL_RW, M_NOT_SHARED,
 	M_PLAIN_SHARES, M_HEAD_RO, M_OTHER_FRAME, M_HEAD_TYPE, M_FREE_REF, M_ACTIVE_REF0,
 	M_ACTIVE_FREED, M_FREE_NODE, M_TAIL_ZONE, M_HVO_SELF_HOSTED, M_NO_SELF_HOSTED,
-	M_ONE_SELF_HOSTED, M_PLUG_FLAG, M_PLUG_NODE, M_NO_PAGETYPE, M_VM_UNKNOWN,
+	M_ONE_SELF_HOSTED, M_PLUG_FLAG, M_PLUG_NODE, M_PLUG_NO_NID, M_NO_PAGETYPE, M_VM_UNKNOWN,
 };
 
 struct fix {
@@ -287,7 +287,8 @@ static enum mmc_page_role huge_role(const struct fix *f, uint64_t pfn)
 static void plug_page(const struct fix *f, uint64_t pfn, uint8_t *p)
 {
 	uint64_t self = vaddr(f, pfn) + f->layout.member[MMC_PAGE_LRU].offset;
-	uint64_t fl = links(f, ZONE_NORMAL, f->m == M_PLUG_NODE && pfn == P + 7 ? 1 : 0);
+	bool other = (f->m == M_PLUG_NODE || f->m == M_PLUG_NO_NID) && pfn == P + 7;
+	uint64_t fl = links(f, ZONE_NORMAL, other ? 1 : 0);
 
 	memset(p, 0, 64);
 	if (!(f->m == M_NO_SELF_HOSTED || (f->m == M_ONE_SELF_HOSTED && pfn == P + 5)))
@@ -376,6 +377,7 @@ static struct mmc_error *add_pools(const struct fix *f, struct mmc_snapshot *s)
 		  .flags = f->m == M_HVO_SELF_HOSTED ? MMC_MEMBLOCK_SELF_HOSTED : 0,
 		  .altmap_pfns = f->m == M_HVO_SELF_HOSTED ? PLUG : 0 },
 		{ .id = P >> 15, .start_pfn = P, .end_pfn = P + 0x8000, .state = 0,
+		  .nid = f->m == M_PLUG_NO_NID ? UINT32_MAX : 0,
 		  .flags = MMC_MEMBLOCK_SELF_HOSTED, .altmap_pfns = PLUG },
 	};
 	struct mmc_error *err;
@@ -634,6 +636,10 @@ static void heads_and_blocks_on(bool v72)
 	EXPECT(v72, M_PLUG_FLAG, "PG_dirty on a memmap pfn", al, NONE,
 	       { "altmap-init", 1, P + 300 });
 	EXPECT(v72, M_PLUG_NODE, "a memmap pfn on another node", al, NONE,
+	       { "node", 1, P + 7 });
+	/* without CONFIG_NUMA memory_block.nid stays NUMA_NO_NODE
+	 * (add_memory_block()): one node for the block, its first page's */
+	EXPECT(v72, M_PLUG_NO_NID, "a memmap pfn on another node, the block's nid unset", al, NONE,
 	       { "node", 1, P + 7 });
 }
 
