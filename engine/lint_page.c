@@ -35,6 +35,13 @@ static const struct mmc_nval *slot(const struct mmc_nrec *rec, bool have, unsign
 static const char *label(const struct lint_ctx *c, unsigned int s, enum mmc_tail_index t,
 			 char *buf, size_t size)
 {
+	/* the word struct page shares with zone_device_data is lru.prev on
+	 * any page but a device page's */
+	if (c->kind != MMC_RANGE_PGMAP && c->have_lru && s == c->lru_slot + 1 &&
+	    (t == MMC_TAIL_NONE || t == MMC_TAIL_OTHER)) {
+		snprintf(buf, size, "lru.prev");
+		return buf;
+	}
 	return mmc_slot_label(c->layout, s, t, buf, size);
 }
 
