@@ -22,7 +22,8 @@ Checks, each labelled:
             pages of every optimised folio; mut-mhp-no-self-hosted
             self-hosted on every memmap pfn of the DIMM's blocks
             (standard-hvo.sh's "hotplug" line: 512 per 128 MiB block).
-  [guard]   the tool runs and says what it checked.
+  [guard]   the tool runs, says what it checked, and gives the same result
+            page by page as by runs and patterns.
 """
 import collections
 import json
@@ -62,8 +63,9 @@ TAIL_RULES = {"tail-head", "head-cycle", "order", "mapcount", "refcount", "tail-
               "tail-mapping", "tail-private", "memcg", "poison"}
 
 
-def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def run(cmd, env=None):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env=env)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -226,6 +228,10 @@ def one(kver, variant):
     if not tap(rc in (0, 1), "[guard] %s: lint runs (exit %d)" % (img, rc), err):
         return
     js = json.loads(out)
+    rc2, out2, _ = run([CLI, "lint", "--json", "--max-groups", "1000000", lay, dump],
+                       dict(os.environ, MEMMAPCHECK_PER_PAGE="1"))
+    tap(rc2 == rc and out2 == out,
+        "[guard] %s: the same result page by page (MEMMAPCHECK_PER_PAGE=1) as by runs and patterns" % img)
     tap(not js["rules_unchecked"], "[guard] %s: every HugeTLB and hot-plug rule checked" % img,
         js["rules_unchecked"])
     rc1, lst, e1 = run(ORACLE + ["list", vmlinux, dump, "-f", "json"])
