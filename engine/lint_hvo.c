@@ -34,8 +34,8 @@
 #include "lint_int.h"
 #include "vshare.h"
 
-/* No hstate has folios this large (16 GiB, MAX_FOLIO_ORDER, is 2^18
- * vmemmap pages): a corrupt order, not checked. */
+/* No hstate has folios this large (a 16 GiB folio, MAX_FOLIO_ORDER on
+ * 64-bit, has 2^16 vmemmap pages): a corrupt order, not checked. */
 #define HVO_MAX_VMEMMAP_PAGES (1ULL << 24)
 
 /* What one vmemmap page maps. */
