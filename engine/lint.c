@@ -3,7 +3,10 @@
  * Lint driver: one pass per range, pattern by pattern (lint_pattern.c), then that
  * range's vmemmap frames; violations of each rule are grouped over
  * consecutive pfns.  The checks are in lint_page.c, lint_folio.c and
- * lint_geom.c, the rules themselves in rules.c.
+ * lint_geom.c, the rules themselves in rules.c.  A range of another kind
+ * than a pgmap's is set up by its module (lint_hugetlb.c, lint_hotplug.c),
+ * which checks its vmemmap frames first: HugeTLB's tell which pages are
+ * HVO's aliases, which the page pass then leaves out.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -57,6 +60,36 @@ static void group_flush(struct lint_ctx *c, enum mmc_rule rule)
 	snprintf(v->message, sizeof(v->message), "%s", g->message);
 }
 
+void lint_violate_n(struct lint_ctx *c, enum mmc_rule rule, uint64_t pfn, uint64_t n,
+		    const char *fmt, ...)
+{
+	struct lint_group *g = &c->open[rule];
+	va_list ap;
+
+	if (!n)
+		return;
+	if (g->active && pfn >= g->first && pfn <= g->last) {
+		/* overlapping what the group holds: only the pfns past it */
+		if (g->last >= pfn + n - 1)
+			return;
+		n -= g->last + 1 - pfn;
+		pfn = g->last + 1;
+	}
+	c->rule_pages[rule] += n;
+	c->res->violations_total += n;
+	if (g->active && g->last + 1 == pfn) {
+		g->last = pfn + n - 1;
+		return;
+	}
+	group_flush(c, rule);
+	g->active = true;
+	g->first = pfn;
+	g->last = pfn + n - 1;
+	va_start(ap, fmt);
+	vsnprintf(g->message, sizeof(g->message), fmt, ap);
+	va_end(ap);
+}
+
 void lint_violate(struct lint_ctx *c, enum mmc_rule rule, uint64_t pfn,
 		  const char *fmt, ...)
 {
@@ -77,6 +110,19 @@ void lint_violate(struct lint_ctx *c, enum mmc_rule rule, uint64_t pfn,
 	va_start(ap, fmt);
 	vsnprintf(g->message, sizeof(g->message), fmt, ap);
 	va_end(ap);
+}
+
+void lint_unchecked(struct lint_ctx *c, enum mmc_rule rule, const char *why)
+{
+	char *u = c->res->unchecked;
+	const char *name = mmc_rule_info(rule)->name;
+	size_t len = strlen(u);
+	char item[64];
+
+	snprintf(item, sizeof(item), "%s:", name);
+	if (strstr(u, item))
+		return;
+	snprintf(u + len, sizeof(c->res->unchecked) - len, "%s%s %s", len ? "; " : "", item, why);
 }
 
 static void flush_all(struct lint_ctx *c)
@@ -111,6 +157,9 @@ static void ctx_init_kernel(struct lint_ctx *c)
 						    "ZONE_DEVICE", &c->zone_device);
 	c->have_pg_reserved = mmc_pageflag_bit(c->layout, "PG_reserved", &c->pg_reserved);
 	c->have_pg_head = mmc_pageflag_bit(c->layout, "PG_head", &c->pg_head);
+	c->have_pg_hwpoison = mmc_pageflag_bit(c->layout, "PG_hwpoison", &c->pg_hwpoison);
+	c->have_pg_self_hosted = mmc_pageflag_bit(c->layout, "PG_vmemmap_self_hosted",
+						  &c->pg_self_hosted);
 	c->second_mask = mmc_flags_second_mask(c->layout);
 	c->sps = c->geom->struct_page_size;
 	slot_of(c, MMC_PAGE_MAPPING, &c->have_mapping, &c->mapping_slot);
@@ -121,10 +170,8 @@ static void ctx_init_kernel(struct lint_ctx *c)
 	slot_of(c, MMC_PAGE_LRU, &c->have_lru, &c->lru_slot);
 }
 
-static struct mmc_error *range_begin(struct lint_ctx *c, size_t r)
+static struct mmc_error *pgmap_begin(struct lint_ctx *c, size_t r)
 {
-	c->range = r;
-	c->sr = mmc_snapshot_range(c->snap, r);
 	if (c->sr->pgmap_index >= mmc_snapshot_npgmaps(c->snap))
 		return mmc_error_create(MMC_ERR_CORRUPT, NULL, "range %zu: pgmap index %u of %zu",
 					r, c->sr->pgmap_index, mmc_snapshot_npgmaps(c->snap));
@@ -136,12 +183,52 @@ static struct mmc_error *range_begin(struct lint_ctx *c, size_t r)
 		c->type_name = n ? n : "";
 	}
 	c->type = mmc_memory_type_parse(c->type_name);
+	c->order_what = "pgmap vmemmap_shift";
+	lint_geom_range(c);
+	return NULL;
+}
+
+static struct mmc_error *range_begin(struct lint_ctx *c, size_t r)
+{
+	c->range = r;
+	c->sr = mmc_snapshot_range(c->snap, r);
+	c->kind = (enum mmc_range_kind)c->sr->kind;
+	c->pg = NULL;
+	c->block = NULL;
+	c->type = MMC_MEMORY_UNKNOWN;
+	c->type_name = "";
+	c->dax_known = false;
 	memset(c->open, 0, sizeof(c->open));
 	memset(&c->head, 0, sizeof(c->head));
 	memset(&c->target, 0, sizeof(c->target));
 	c->have_node = false;
-	lint_geom_range(c);
-	return NULL;
+	c->have_zone = false;
+	switch (c->kind) {
+	case MMC_RANGE_PGMAP:
+		return pgmap_begin(c, r);
+	case MMC_RANGE_HUGETLB:
+		return lint_hugetlb_begin(c);
+	case MMC_RANGE_HOTPLUG:
+		return lint_hotplug_begin(c);
+	default:
+		return mmc_error_create(MMC_ERR_CORRUPT, NULL, "range %zu: kind %u", r,
+					(unsigned int)c->sr->kind);
+	}
+}
+
+/* A range's pages, then (pgmaps) its vmemmap frames; false when out of
+ * memory. */
+static bool range_check(struct lint_ctx *c)
+{
+	bool ok = true;
+
+	lint_range_pages(c);
+	flush_all(c);
+	if (c->kind == MMC_RANGE_PGMAP)
+		ok = lint_check_vframes(c);
+	flush_all(c);
+	lint_hugetlb_end(c);
+	return ok;
 }
 
 /* What makes a result incomplete, and the verdict. */
@@ -214,18 +301,13 @@ struct mmc_error *mmc_lint(const struct mmc_snapshot *snap,
 
 	nranges = mmc_snapshot_nranges(snap);
 	for (size_t r = 0; r < nranges; r++) {
-		/* the rules are ZONE_DEVICE's (rules.c); HugeTLB and hot-plug
-		 * ranges have none yet */
-		if (mmc_snapshot_range(snap, r)->kind != MMC_RANGE_PGMAP)
-			continue;
 		err = range_begin(c, r);
-		if (err)
+		if (err) {
+			lint_hugetlb_end(c);
 			goto fail;
-		lint_range_pages(c);
-		flush_all(c);
-		if (!lint_check_vframes(c))
+		}
+		if (!range_check(c))
 			goto nomem;
-		flush_all(c);
 	}
 	if (c->oom)
 		goto nomem;

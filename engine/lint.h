@@ -5,7 +5,11 @@
  * from): where memmap_init_zone_device() starts compound pages and what it,
  * __init_zone_device_page(), prep_compound_head()/_tail() and
  * memmap_init_range() write into every word; what free_tail_page_prepare()
- * and page_bad_reason() check; how vmemmap frames may be shared.
+ * and page_bad_reason() check; how vmemmap frames may be shared.  HugeTLB
+ * ranges against prep_compound_page(), what the pool's lists say
+ * (enqueue_hugetlb_folio()) and how HVO maps their vmemmap
+ * (mm/hugetlb_vmemmap.c); hot-plugged memmap_on_memory blocks against
+ * mhp_init_memmap_on_memory().
  *
  * "clean" means at least one page was checked and every page of every range
  * read and found to follow every rule; no ranges, an incomplete discovery
@@ -78,6 +82,15 @@ struct mmc_lint_result {
 	 * either; the report says so.
 	 */
 	uint64_t vprot_unchecked;
+	/*
+	 * Struct pages of optimised HugeTLB folios that read their folio's
+	 * own first vmemmap page through HVO's remapping (6.x fake heads):
+	 * visited, not read as pages of their own (checked there, once).
+	 */
+	uint64_t hvo_alias;
+	/* Rules lint could not check on this kernel and why, "" if none:
+	 * "hugetlb-type: ...; self-hosted: ..." (not a gap either). */
+	char unchecked[256];
 };
 
 struct mmc_lint_opts {

@@ -10,7 +10,10 @@
  * set_compound_order() (_folio_order, _folio_nr_pages), compound_mapcount
  * -1, compound_pincount 0.  free_tail_page_prepare() checks the same values
  * when a folio is freed; a mapped folio legitimately differs, with
- * counters that still agree with each other.
+ * counters that still agree with each other.  A HugeTLB folio is
+ * prep_compound_page()'s: the same fields, page[2]'s list written after
+ * the tails; which words of a tail its struct folio keeps is
+ * lint_folio_word()'s to say, for every check of a tail.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,6 +32,14 @@ bool lint_folio_mapped(const struct mmc_folio_view *fv)
 	return false;
 }
 
+bool lint_folio_word(const struct lint_ctx *c, uint64_t index, unsigned int slot)
+{
+	if (mmc_folio_owns_slot(c->layout, c->sps, mmc_tail_index_of(index), slot))
+		return true;
+	return c->kind == MMC_RANGE_HUGETLB &&
+	       mmc_rule_hugetlb_owns_slot(c->layout, c->sps, c->geom->page_size, index, slot);
+}
+
 static const char *member_name(const struct lint_ctx *c, enum mmc_member_id id)
 {
 	return c->layout->member[id].found ? c->layout->member[id].name : "?";
@@ -37,8 +48,8 @@ static const char *member_name(const struct lint_ctx *c, enum mmc_member_id id)
 static void check_order(struct lint_ctx *c, uint64_t pfn, const struct mmc_folio_view *fv)
 {
 	if (fv->order != c->order)
-		lint_violate(c, MMC_RULE_ORDER, pfn, "folio order %u, pgmap vmemmap_shift %u",
-			     fv->order, c->order);
+		lint_violate(c, MMC_RULE_ORDER, pfn, "folio order %u, %s %u",
+			     fv->order, c->order_what, c->order);
 	else if (fv->have_nr_pages && fv->nr_pages != (1ULL << fv->order))
 		lint_violate(c, MMC_RULE_ORDER, pfn, "_folio_nr_pages %" PRIu64 ", expected %llu",
 			     fv->nr_pages, 1ULL << fv->order);
@@ -125,7 +136,9 @@ static void check_deferred(struct lint_ctx *c, uint64_t p2, const struct mmc_fol
 {
 	const struct mmc_member *dl = &c->layout->member[MMC_FOLIO_DEFERRED_LIST];
 	uint32_t off = dl->offset % c->sps;
-	unsigned int states = mmc_rule_page2_states(c->kver);
+	/* prep_compound_page() (a HugeTLB folio) writes the head last */
+	unsigned int states = c->kind == MMC_RANGE_PGMAP ? mmc_rule_page2_states(c->kver)
+							 : MMC_PAGE2_EMPTY_LIST;
 	const struct mmc_nval *n = &fv->deferred_next, *p = &fv->deferred_prev;
 	bool empty = n->cls == MMC_V_SELF && n->off == off && p->cls == MMC_V_SELF && p->off == off;
 	bool tail = n->cls == MMC_V_NULL && p->cls == MMC_V_POISON &&
@@ -136,7 +149,11 @@ static void check_deferred(struct lint_ctx *c, uint64_t p2, const struct mmc_fol
 		return;
 	mmc_format_nval(n, a, sizeof(a));
 	mmc_format_nval(p, b, sizeof(b));
-	if (tail)
+	if (tail && c->kind != MMC_RANGE_PGMAP)
+		lint_violate(c, MMC_RULE_DEFERRED_LIST, p2,
+			     "_deferred_list %s/%s: the tail's words, but prep_compound_page() calls prep_compound_head() last (on deferred list)",
+			     a, b);
+	else if (tail)
 		lint_violate(c, MMC_RULE_DEFERRED_LIST, p2,
 			     "_deferred_list %s/%s: the tail's words, but %d.%d's memmap_init_compound() calls prep_compound_head() last (on deferred list)",
 			     a, b, c->kver.major, c->kver.minor);

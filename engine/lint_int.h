@@ -4,7 +4,11 @@
  * keeps the violation groups; lint_page.c checks one struct page against
  * what the kernel wrote there; lint_folio.c a folio's page[1]/page[2];
  * lint_geom.c where compound pages start and which vmemmap frames they
- * share.  Every check names its rule from rules.h.
+ * share.  A range of another kind than a pgmap's brings its own module:
+ * lint_hugetlb.c (a HugeTLB folio's head, what its pool says of it) with
+ * lint_hvo.c (its vmemmap under HVO), lint_hotplug.c (a hot-plugged
+ * block's self-hosted memmap); they set the geometry lint_page.c's shared
+ * checks read.  Every check names its rule from rules.h.
  *
  * Checks take one pfn and its record.  Pages of a snapshot run that repeat
  * the same record relative to their head give the same verdict, so a
@@ -51,6 +55,33 @@ struct lint_head {
 	bool proper;		/* PG_head and not itself a tail */
 	bool folio_known;	/* page[1] decoded: mapped is meaningful */
 	bool mapped;		/* the folio is mapped (page[1]'s mapcounts) */
+	uint32_t zone, node;	/* its own (HugeTLB: what its tails must have) */
+};
+
+/* pfns [lo, hi) */
+struct lint_span {
+	uint64_t lo, hi;
+};
+
+/* A HugeTLB range (lint_hugetlb.c, lint_hvo.c). */
+struct lint_huge {
+	const struct mmc_shstate *hs;	/* the snapshot's hstates */
+	const struct mmc_shstate *h;	/* the range's */
+	const struct mmc_sfolios *spans;	/* the snapshot's, sorted */
+	size_t nspans;
+	size_t at;			/* the span last found (lookups go up) */
+	const struct mmc_smemblock *blocks;	/* the hot-plugged blocks */
+	size_t nblocks;
+	/*
+	 * pfns whose struct pages read their own folio's first vmemmap page
+	 * through HVO's remapping (6.x "fake heads", rules.h
+	 * mmc_rule_hvo_tails()): the kernel never reads them as pages of
+	 * their own, their bytes are checked at the first page's pfns.
+	 * Sorted, disjoint.
+	 */
+	struct lint_span *alias;
+	size_t nalias, alias_cap;
+	size_t alias_at;		/* the span last found */
 };
 
 /* A wrong compound_head's target, analysed once per target and head. */
@@ -82,6 +113,8 @@ struct lint_ctx {
 	int64_t zone_device;
 	bool have_pg_reserved, have_pg_head;
 	unsigned int pg_reserved, pg_head;
+	bool have_pg_hwpoison, have_pg_self_hosted;
+	unsigned int pg_hwpoison, pg_self_hosted;
 	uint64_t second_mask;		/* PAGE_FLAGS_SECOND */
 	uint32_t sps;			/* sizeof(struct page) */
 	/* slots of struct page members (have_* false: not slot-aligned) */
@@ -91,7 +124,11 @@ struct lint_ctx {
 	/* the range */
 	size_t range;
 	const struct mmc_srange *sr;
-	const struct mmc_spgmap *pg;
+	enum mmc_range_kind kind;	/* which of the checks below apply */
+	const char *order_what;		/* where the compound order comes from, for messages */
+	struct lint_huge *huge;		/* MMC_RANGE_HUGETLB */
+	const struct mmc_smemblock *block;	/* MMC_RANGE_HOTPLUG */
+	const struct mmc_spgmap *pg;	/* MMC_RANGE_PGMAP */
 	const char *type_name;		/* for messages */
 	enum mmc_memory_type type;	/* what the checks switch on */
 	uint64_t dev_start;		/* first pfn memmap_init_zone_device() writes */
@@ -101,9 +138,11 @@ struct lint_ctx {
 	 * the device pfns around them are order-0 pages */
 	uint64_t first_head, compound_end;
 	bool aligned_layout;		/* heads at aligned pfns (see lint_geom.c) */
-	bool have_node;
+	bool have_node, have_zone;
 	uint32_t node;			/* node of the range's first initialised page */
 	uint64_t node_pfn;
+	uint32_t zone;			/* hot-plug: zone of the range's first page */
+	uint64_t zone_pfn;
 	bool dax_known;
 	uint64_t dax_start, dax_end;	/* device-dax data pfns [start, end) */
 	struct lint_group open[MMC_RULE_COUNT];
@@ -118,6 +157,11 @@ struct lint_ctx {
 
 void lint_violate(struct lint_ctx *c, enum mmc_rule rule, uint64_t pfn,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Say once in the result that `rule` could not be checked, and why. */
+void lint_unchecked(struct lint_ctx *c, enum mmc_rule rule, const char *why);
+/* The same for pfns [pfn, pfn + n), in order, one message. */
+void lint_violate_n(struct lint_ctx *c, enum mmc_rule rule, uint64_t pfn, uint64_t n,
+		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* lint_geom.c */
 void lint_geom_range(struct lint_ctx *c);
@@ -141,5 +185,31 @@ bool lint_check_folio(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec *r
 /* Mapped, by page[1]'s counters: _large_mapcount (6.10+), else the
  * entire/compound mapcount (6.1). */
 bool lint_folio_mapped(const struct mmc_folio_view *fv);
+
+/* lint_hugetlb.c: a HugeTLB range begins (its geometry, pool, vmemmap)
+ * and ends; the head of one of its folios. */
+struct mmc_error *lint_hugetlb_begin(struct lint_ctx *c);
+void lint_hugetlb_end(struct lint_ctx *c);
+void lint_hugetlb_head(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec *rec,
+		       const struct mmc_page_view *v);
+/* Whether the kernel keeps slot `slot` of page[index] of this range's
+ * folios for itself (struct folio members, HugeTLB's too). */
+bool lint_folio_word(const struct lint_ctx *c, uint64_t index, unsigned int slot);
+/* The pages [lo, hi) are alike to the pool: one folio span, no alias. */
+bool lint_hugetlb_uniform(const struct lint_ctx *c, uint64_t lo, uint64_t hi);
+/* How many pfns from pfn on (at most n) are all aliases (*alias) or all
+ * not (lint_huge.alias); n and false outside HugeTLB ranges. */
+uint64_t lint_alias_run(const struct lint_ctx *c, uint64_t pfn, uint64_t n, bool *alias);
+/* Add an alias span (lint_hvo.c, in pfn order); false when out of memory. */
+bool lint_alias_add(struct lint_huge *hu, uint64_t lo, uint64_t hi);
+
+/* lint_hvo.c: the vmemmap frames of the range's folios, against what HVO
+ * maps (hvo-share, hvo-ro); fills the alias spans.  false when out of
+ * memory. */
+bool lint_hvo_check(struct lint_ctx *c);
+
+/* lint_hotplug.c: a hot-plug range begins; one of its memmap pages. */
+struct mmc_error *lint_hotplug_begin(struct lint_ctx *c);
+void lint_hotplug_page(struct lint_ctx *c, uint64_t pfn, const struct mmc_page_view *v);
 
 #endif

@@ -11,6 +11,15 @@
  * prep_compound_tail() (mapping TAIL_MAPPING, compound_head, private 0) and
  * _refcount 0.  Memmap (altmap) pfns: memmap_init_range() ->
  * __init_single_page() and PG_reserved, nothing else.
+ *
+ * The compound-tail and memmap checks are the kernel's for every kind of
+ * range: a HugeTLB folio's tails are prep_compound_page()'s
+ * (prep_compound_tail(), _refcount 0, never mapped on their own), a
+ * hot-plugged block's memmap pfns memmap_init_range()'s.  What differs by
+ * kind is said where it is checked: which words the folio keeps
+ * (lint_folio_word()), which flags a tail may carry, the words only
+ * ZONE_DEVICE pages have (pgmap, zone_device_data, a dax index); a
+ * HugeTLB head is lint_hugetlb.c's.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -26,6 +35,13 @@ static const struct mmc_nval *slot(const struct mmc_nrec *rec, bool have, unsign
 static const char *label(const struct lint_ctx *c, unsigned int s, enum mmc_tail_index t,
 			 char *buf, size_t size)
 {
+	/* the word struct page shares with zone_device_data is lru.prev on
+	 * any page but a device page's */
+	if (c->kind != MMC_RANGE_PGMAP && c->have_lru && s == c->lru_slot + 1 &&
+	    (t == MMC_TAIL_NONE || t == MMC_TAIL_OTHER)) {
+		snprintf(buf, size, "lru.prev");
+		return buf;
+	}
 	return mmc_slot_label(c->layout, s, t, buf, size);
 }
 
@@ -43,6 +59,12 @@ static void check_poison(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec
 			if (t != MMC_TAIL_NONE && c->have_mapping && s == c->mapping_slot &&
 			    sv->v == MMC_POISON_TAIL_MAPPING)
 				continue;
+			/* a HugeTLB folio comes from the buddy allocator: a
+			 * block merged into it kept list_del()'s LIST_POISON2
+			 * in lru.prev, which no one writes on a tail */
+			if (t != MMC_TAIL_NONE && c->kind == MMC_RANGE_HUGETLB && c->have_lru &&
+			    s == c->lru_slot + 1 && sv->v == MMC_POISON_LIST2)
+				continue;
 			lint_violate(c, MMC_RULE_POISON, pfn,
 				     "%s = 0x%016" PRIx64 " (poison +0x%" PRIx64 ") in an initialised page",
 				     label(c, s, t, lbuf, sizeof(lbuf)), sv->raw, (uint64_t)sv->v);
@@ -56,8 +78,66 @@ static void check_poison(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec
 	}
 }
 
-static void check_common(struct lint_ctx *c, uint64_t pfn, const struct mmc_page_view *v)
+/* HugeTLB: a tail is in its head's zone and node, which prep_compound_page()
+ * takes from one buddy block and hugetlb_folio_init_tail_vmemmap() from the
+ * folio. */
+static void check_folio_links(struct lint_ctx *c, uint64_t pfn, const struct mmc_page_view *v,
+			      const struct lint_expect *e)
 {
+	const struct lint_head *h = &c->head;
+
+	if (e->place != LP_TAIL || !h->valid || h->pfn != e->head || !h->readable)
+		return;
+	if (v->zone != h->zone)
+		lint_violate(c, MMC_RULE_ZONE, pfn, "zone %u, its folio's head 0x%" PRIx64 " has zone %u",
+			     v->zone, h->pfn, h->zone);
+	if (v->node != h->node)
+		lint_violate(c, MMC_RULE_NODE, pfn, "node %u, its folio's head 0x%" PRIx64 " has node %u",
+			     v->node, h->pfn, h->node);
+}
+
+/* Hot-plug: memmap_init_range() with the block's nid, in the one zone
+ * move_pfn_range_to_zone() gave the block.  add_memory_block() starts
+ * mem->nid at NUMA_NO_NODE and only memory_block_add_nid() (CONFIG_NUMA)
+ * sets it: without it, one node for the block as for a pgmap's range. */
+static void check_block_links(struct lint_ctx *c, uint64_t pfn, const struct mmc_page_view *v)
+{
+	bool nid = c->block && (int32_t)c->block->nid >= 0;
+
+	if (!c->have_zone) {
+		c->have_zone = true;
+		c->zone = v->zone;
+		c->zone_pfn = pfn;
+	} else if (v->zone != c->zone) {
+		lint_violate(c, MMC_RULE_ZONE, pfn,
+			     "zone %u, the block's first memmap page 0x%" PRIx64 " has zone %u",
+			     v->zone, c->zone_pfn, c->zone);
+	}
+	if (nid && v->node != c->block->nid) {
+		lint_violate(c, MMC_RULE_NODE, pfn, "node %u, memory block %" PRIu64 " has nid %u",
+			     v->node, c->block->id, c->block->nid);
+	} else if (!nid && !c->have_node) {
+		c->have_node = true;
+		c->node = v->node;
+		c->node_pfn = pfn;
+	} else if (!nid && v->node != c->node) {
+		lint_violate(c, MMC_RULE_NODE, pfn,
+			     "node %u, the block's first memmap page 0x%" PRIx64 " has node %u",
+			     v->node, c->node_pfn, c->node);
+	}
+}
+
+static void check_common(struct lint_ctx *c, uint64_t pfn, const struct mmc_page_view *v,
+			 const struct lint_expect *e)
+{
+	if (c->kind == MMC_RANGE_HUGETLB) {
+		check_folio_links(c, pfn, v, e);
+		return;
+	}
+	if (c->kind == MMC_RANGE_HOTPLUG) {
+		check_block_links(c, pfn, v);
+		return;
+	}
 	if (c->have_zone_device && (int64_t)v->zone != c->zone_device)
 		lint_violate(c, MMC_RULE_ZONE, pfn, "zone %u, expected ZONE_DEVICE (%" PRId64 ")",
 			     v->zone, c->zone_device);
@@ -294,24 +374,37 @@ static bool check_tail_head(struct lint_ctx *c, uint64_t pfn, const struct mmc_p
 	return true;
 }
 
+/* The page flags a tail may carry besides PG_head (reported as order) and
+ * page[1]'s: __init_zone_device_page()'s PG_reserved; on a HugeTLB tail
+ * only memory_failure()'s PG_hwpoison of a raw page. */
+static uint64_t tail_flags_allowed(const struct lint_ctx *c, enum mmc_tail_index t)
+{
+	uint64_t ok = (c->have_pg_head ? 1ULL << c->pg_head : 0) |
+		      (t == MMC_TAIL_FIRST ? c->second_mask : 0);
+
+	if (c->kind == MMC_RANGE_HUGETLB)
+		return ok | (c->have_pg_hwpoison ? 1ULL << c->pg_hwpoison : 0);
+	return ok | (c->have_pg_reserved ? 1ULL << c->pg_reserved : 0);
+}
+
 /* The words prep_compound_tail() and mm_zero_struct_page() leave, where
  * no struct folio member keeps its own value. */
 static void check_tail_words(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec *rec,
-			     const struct mmc_page_view *v, enum mmc_tail_index t)
+			     const struct mmc_page_view *v, uint64_t index)
 {
+	enum mmc_tail_index t = mmc_tail_index_of(index);
+	bool device = c->kind == MMC_RANGE_PGMAP;
 	const struct mmc_nval *sv;
 	char lbuf[48], vbuf[64], fbuf[256];
 	uint64_t extra;
 
-	extra = v->pgflags & ~(c->have_pg_reserved ? 1ULL << c->pg_reserved : 0) &
-		~(c->have_pg_head ? 1ULL << c->pg_head : 0) &
-		~(t == MMC_TAIL_FIRST ? c->second_mask : 0);
+	extra = v->pgflags & ~tail_flags_allowed(c, t);
 	if (extra) {
 		mmc_format_pgflags(c->layout, extra, fbuf, sizeof(fbuf));
 		lint_violate(c, MMC_RULE_TAIL_FLAGS, pfn, "%s flags %s set", mmc_tail_index_name(t),
 			     fbuf);
 	}
-	if (c->have_mapping && !mmc_folio_owns_slot(c->layout, c->sps, t, c->mapping_slot) &&
+	if (c->have_mapping && !lint_folio_word(c, index, c->mapping_slot) &&
 	    (sv = slot(rec, true, c->mapping_slot)) &&
 	    !(sv->cls == MMC_V_POISON && sv->v == MMC_POISON_TAIL_MAPPING)) {
 		mmc_format_nval(sv, vbuf, sizeof(vbuf));
@@ -319,18 +412,20 @@ static void check_tail_words(struct lint_ctx *c, uint64_t pfn, const struct mmc_
 			     "%s mapping %s, expected TAIL_MAPPING (corrupted mapping in tail page)",
 			     mmc_tail_index_name(t), vbuf);
 	}
-	if (!mmc_folio_owns_slot(c->layout, c->sps, t, c->private_slot))
+	if (!lint_folio_word(c, index, c->private_slot))
 		want_null(c, pfn, rec, c->have_private, c->private_slot, t,
 			  MMC_RULE_TAIL_PRIVATE, "prep_compound_tail()");
-	if (c->have_index && !mmc_folio_owns_slot(c->layout, c->sps, t, c->index_slot) &&
+	/* index: mm_zero_struct_page() on a device page; a HugeTLB tail's is
+	 * neither written by prep_compound_tail() nor checked at free */
+	if (device && c->have_index && !lint_folio_word(c, index, c->index_slot) &&
 	    (sv = slot(rec, true, c->index_slot)) && sv->raw)
 		lint_violate(c, MMC_RULE_INDEX, pfn, "%s = %" PRIu64 " on a tail, expected 0",
 			     label(c, c->index_slot, t, lbuf, sizeof(lbuf)), sv->raw);
-	if (!mmc_rule_zdd_driver_owned(c->type) &&
-	    !mmc_folio_owns_slot(c->layout, c->sps, t, c->zdd_slot))
+	if (device && !mmc_rule_zdd_driver_owned(c->type) &&
+	    !lint_folio_word(c, index, c->zdd_slot))
 		want_null(c, pfn, rec, c->have_zdd, c->zdd_slot, t,
 			  MMC_RULE_ZONE_DEVICE_DATA, "__init_zone_device_page()");
-	if (!mmc_folio_owns_slot(c->layout, c->sps, t, c->memcg_slot))
+	if (!lint_folio_word(c, index, c->memcg_slot))
 		want_null(c, pfn, rec, c->have_memcg, c->memcg_slot, t, MMC_RULE_MEMCG,
 			  "a tail is never charged");
 }
@@ -338,22 +433,23 @@ static void check_tail_words(struct lint_ctx *c, uint64_t pfn, const struct mmc_
 static void check_tail(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec *rec,
 		       const struct mmc_page_view *v, const struct lint_expect *e)
 {
-	enum mmc_tail_index t = mmc_tail_index_of(e->index);
-	bool known_unmapped;
+	bool huge = c->kind == MMC_RANGE_HUGETLB, known_unmapped;
 
 	if (v->refcount != 0)
-		lint_violate(c, MMC_RULE_REFCOUNT, pfn,
-			     "tail _refcount %d, expected 0 (memmap_init_compound())", v->refcount);
+		lint_violate(c, MMC_RULE_REFCOUNT, pfn, "tail _refcount %d, expected 0 (%s)",
+			     v->refcount, huge ? "prep_compound_page()" : "memmap_init_compound()");
 	if (!check_tail_head(c, pfn, v, e))
 		return;	/* not a tail of this compound page: its words say nothing */
-	known_unmapped = c->head.valid && c->head.pfn == e->head && c->head.folio_known &&
-			 !c->head.mapped;
+	/* hugetlb_add_*_rmap() count a HugeTLB folio's mappings in page[1]
+	 * only: its tails stay unmapped */
+	known_unmapped = huge || (c->head.valid && c->head.pfn == e->head &&
+				  c->head.folio_known && !c->head.mapped);
 	if (v->mapcount < MMC_MAPCOUNT_UNMAPPED ||
 	    (known_unmapped && v->mapcount != MMC_MAPCOUNT_UNMAPPED))
 		lint_violate(c, MMC_RULE_MAPCOUNT, pfn,
 			     "tail _mapcount %d of an unmapped folio, expected -1 (nonzero mapcount)",
 			     v->mapcount);
-	check_tail_words(c, pfn, rec, v, t);
+	check_tail_words(c, pfn, rec, v, e->index);
 }
 
 static void check_head(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec *rec,
@@ -424,6 +520,33 @@ static void check_altmap(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec
 			     "mapping, index or private set on a memmap pfn");
 }
 
+/* What the kernel wrote where e puts the page, by the range's kind. */
+static void check_place(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec *rec,
+			const struct mmc_page_view *v, const struct lint_expect *e)
+{
+	switch (e->place) {
+	case LP_ALTMAP:
+		check_altmap(c, pfn, rec, v);
+		if (c->kind == MMC_RANGE_HOTPLUG)
+			lint_hotplug_page(c, pfn, v);
+		break;
+	case LP_SINGLE:
+		check_single(c, pfn, rec, v);
+		break;
+	case LP_HEAD:
+		if (c->kind == MMC_RANGE_HUGETLB)
+			lint_hugetlb_head(c, pfn, rec, v);
+		else
+			check_head(c, pfn, rec, v);
+		break;
+	case LP_TAIL:
+		check_tail(c, pfn, rec, v, e);
+		break;
+	default:
+		break;
+	}
+}
+
 void lint_check_page(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec *rec)
 {
 	struct mmc_page_view v;
@@ -454,21 +577,6 @@ void lint_check_page(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec *re
 	/* a page that says it is a tail may hold TAIL_MAPPING wherever it is */
 	check_poison(c, pfn, rec, e.place == LP_TAIL ? mmc_tail_index_of(e.index) :
 				  v.tail ? MMC_TAIL_OTHER : MMC_TAIL_NONE);
-	check_common(c, pfn, &v);
-	switch (e.place) {
-	case LP_ALTMAP:
-		check_altmap(c, pfn, rec, &v);
-		break;
-	case LP_SINGLE:
-		check_single(c, pfn, rec, &v);
-		break;
-	case LP_HEAD:
-		check_head(c, pfn, rec, &v);
-		break;
-	case LP_TAIL:
-		check_tail(c, pfn, rec, &v, &e);
-		break;
-	default:
-		break;
-	}
+	check_common(c, pfn, &v, &e);
+	check_place(c, pfn, rec, &v, &e);
 }

@@ -35,7 +35,11 @@
  *   - what carries over from page to page (the current head, the range's
  *     node) moves with the repetition; groups of violations cannot, so
  *     repetition r had none, or the list of groups was full (later groups
- *     are counted, not kept).
+ *     are counted, not kept);
+ *   - a HugeTLB head's checks read what the pool says of its folio (list,
+ *     node, vmemmap state): the pattern lies in one span of alike folios
+ *     (lint_hugetlb_uniform()), and none of its pages is an HVO alias,
+ *     which are left out wherever they are (lint_alias_run()).
  * mmc_lint_opts.per_page checks every page (tests compare both).
  */
 #include <string.h>
@@ -114,6 +118,8 @@ static bool alike(const struct lint_ctx *c, size_t pi, const struct mmc_snapshot
 		return false;
 	if (c->dax_known && (p->start < c->dax_start || end > c->dax_end))
 		return false;
+	if (c->kind == MMC_RANGE_HUGETLB && !lint_hugetlb_uniform(c, p->start, end))
+		return false;
 	for (uint32_t b = 0; b < p->nbody; b++) {
 		struct mmc_nrec first, stride, rep;
 		uint64_t count;
@@ -179,15 +185,33 @@ static void repeat(struct lint_ctx *c, const struct rep_mark *m, uint64_t times)
 		c->rule_pages[r] += times * (c->rule_pages[r] - m->rule[r]);
 }
 
-/* Pages i0 .. i0+n-1 of a run (first f, stride s, from pfn start). */
+/* HVO aliases visited: counted, not read (lint_huge.alias). */
+static void skip_aliases(struct lint_ctx *c, uint64_t n)
+{
+	c->res->pages_checked += n;
+	c->res->hvo_alias += n;
+}
+
+/* Pages i0 .. i0+n-1 of a run (first f, stride s, from pfn start), but
+ * for HVO aliases. */
 static void check_pages(struct lint_ctx *c, const struct mmc_nrec *f, const struct mmc_nrec *s,
 			uint64_t start, uint64_t i0, uint64_t n)
 {
 	struct mmc_nrec rec;
 
-	for (uint64_t i = i0; i < i0 + n; i++) {
-		mmc_nrec_run_at(f, s, i, &rec);
-		lint_check_page(c, start + i, &rec);
+	for (uint64_t i = i0; i < i0 + n;) {
+		bool alias;
+		uint64_t k = lint_alias_run(c, start + i, i0 + n - i, &alias);
+
+		if (alias) {
+			skip_aliases(c, k);
+			i += k;
+			continue;
+		}
+		for (uint64_t e = i + k; i < e; i++) {
+			mmc_nrec_run_at(f, s, i, &rec);
+			lint_check_page(c, start + i, &rec);
+		}
 	}
 }
 
@@ -217,7 +241,12 @@ static bool moves_with_pfn(const struct lint_ctx *c, const struct mmc_nval *f,
  * nothing else that moves with the pfn; or tails of one compound page
  * from its page[3] on, whose only moving value is compound_head falling
  * back one pfn a page (the same head for all), whose checks see the same
- * page kind (MMC_TAIL_OTHER) and head.
+ * page kind (MMC_TAIL_OTHER) and head; or such tails whose compound_head
+ * does not move at all: the 7.x mask, which names the same head from
+ * every pfn of the compound page (HVO's shared tail frame repeats it
+ * over a whole HugeTLB folio), or a word without PageTail, which breaks
+ * the same rule on every page (a repetition with violations stands for
+ * no other).
  */
 static bool run_alike(const struct lint_ctx *c, uint64_t start, uint64_t count,
 		      const struct mmc_nrec *f, const struct mmc_nrec *s)
@@ -226,7 +255,7 @@ static bool run_alike(const struct lint_ctx *c, uint64_t start, uint64_t count,
 	unsigned int ch_slot;
 	bool have_ch = mmc_page_member_slot(c->layout, c->sps, MMC_PAGE_COMPOUND_HEAD,
 					    &ch_slot);
-	bool tails = false, altmap = start < c->dev_start;
+	bool tails = false, altmap = start < c->dev_start, fixed;
 
 	if (count < LINT_MIN_REPEATS)
 		return false;
@@ -247,8 +276,14 @@ static bool run_alike(const struct lint_ctx *c, uint64_t start, uint64_t count,
 	}
 	if (altmap)
 		return true;
-	if (!tails)
+	/* a compound_head that does not move: the 7.x mask (one head for the
+	 * whole compound page), or no tail at all (the same violation) */
+	fixed = have_ch && ch_slot < f->nslots &&
+		(f->slot[ch_slot].cls == MMC_V_RAW || f->slot[ch_slot].cls == MMC_V_NULL);
+	if (!tails && !fixed)
 		return c->nr == 1 || end <= c->first_head || start >= c->compound_end;
+	if (!tails && (c->nr == 1 || end <= c->first_head || start >= c->compound_end))
+		return true;
 	if (c->nr <= MMC_TAIL_OTHER || start < c->first_head || end > c->compound_end)
 		return false;
 	head = start - (start - c->first_head) % c->nr;
@@ -266,8 +301,16 @@ static void check_runs(struct lint_ctx *c, uint64_t first, uint64_t n)
 		struct mmc_nrec f, s;
 		struct rep_mark m;
 
+		bool alias;
+		uint64_t k;
+
 		mmc_snapshot_range_run(c->snap, c->range, (size_t)j, &start, &count, &f, &s);
-		if (per_page || !run_alike(c, start, count, &f, &s)) {
+		k = lint_alias_run(c, start, count, &alias);
+		if (alias && k == count) {
+			skip_aliases(c, count);
+			continue;
+		}
+		if (per_page || k < count || !run_alike(c, start, count, &f, &s)) {
 			check_pages(c, &f, &s, start, 0, count);
 			continue;
 		}
@@ -284,6 +327,32 @@ static void check_runs(struct lint_ctx *c, uint64_t first, uint64_t n)
 	}
 }
 
+/*
+ * Repetitions r0 .. r1-1 of pattern p, run by run; whole repetitions of
+ * HVO aliases (a 6.x optimised folio's tail vmemmap pages, 64 pfns each)
+ * are counted at once.
+ */
+static void check_reps(struct lint_ctx *c, const struct mmc_snapshot_pattern *p,
+		       uint64_t r0, uint64_t r1)
+{
+	for (uint64_t r = r0; r < r1;) {
+		bool alias;
+		uint64_t k = lint_alias_run(c, p->start + r * p->period, (r1 - r) * p->period,
+					    &alias);
+		uint64_t n = alias ? k / p->period : (k + p->period - 1) / p->period;
+
+		if (alias && n) {
+			skip_aliases(c, n * p->period);
+			r += n;
+			continue;
+		}
+		if (!n)
+			n = 1;	/* a repetition part alias: run by run */
+		check_runs(c, p->first_run + r * p->nbody, n * p->nbody);
+		r += n;
+	}
+}
+
 void lint_range_pages(struct lint_ctx *c)
 {
 	size_t np = mmc_snapshot_range_npatterns(c->snap, c->range);
@@ -297,7 +366,7 @@ void lint_range_pages(struct lint_ctx *c)
 
 		mmc_snapshot_range_pattern(c->snap, c->range, i, &p);
 		if (per_page || !alike(c, i, &p)) {
-			check_runs(c, p.first_run, p.reps * p.nbody);
+			check_reps(c, &p, 0, p.reps);
 			continue;
 		}
 		/* repetition r (from 1) checked page by page, until one stands

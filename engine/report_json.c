@@ -539,7 +539,13 @@ void mmc_report_lint_json(FILE *out, const struct mmc_snapshot *snap,
 	} else {
 		fputs("null", out);
 	}
-	fprintf(out, ",\"vprot_unchecked\":%" PRIu64, res->vprot_unchecked);
+	fprintf(out, ",\"vprot_unchecked\":%" PRIu64 ",\"hvo_alias\":%" PRIu64,
+		res->vprot_unchecked, res->hvo_alias);
+	fputs(",\"rules_unchecked\":", out);
+	if (res->unchecked[0])
+		mmc_json_string(out, res->unchecked);
+	else
+		fputs("null", out);
 	fputs(",\"snapshot\":", out);
 	if (snap)
 		json_info(out, snap);

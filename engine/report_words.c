@@ -279,9 +279,14 @@ void mmc_report_lint_sentence(const struct mmc_snapshot *snap,
 		len = append(buf, size, len, "; dax-range not checked in %zu device-dax range%s: %s",
 			     res->dax_unchecked, res->dax_unchecked == 1 ? "" : "s", res->dax_why);
 	if (res->vprot_unchecked)
-		append(buf, size, len, "; vmemmap-ro and read-only sharing not checked on %" PRIu64
-		       " vmemmap page%s: the snapshot does not record their protection (a file before version 5)",
-		       res->vprot_unchecked, res->vprot_unchecked == 1 ? "" : "s");
+		len = append(buf, size, len, "; vmemmap-ro and read-only sharing not checked on %" PRIu64
+			     " vmemmap page%s: the snapshot does not record their protection (a file before version 5)",
+			     res->vprot_unchecked, res->vprot_unchecked == 1 ? "" : "s");
+	if (res->hvo_alias)
+		len = append(buf, size, len, "; %" PRIu64 " struct page%s of optimised HugeTLB folios read their folio's first vmemmap page through HVO, checked there",
+			     res->hvo_alias, res->hvo_alias == 1 ? "" : "s");
+	if (res->unchecked[0])
+		append(buf, size, len, "; not checked: %s", res->unchecked);
 }
 
 /* ---- geometry and device-dax ---- */

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The kernel's rules for ZONE_DEVICE struct pages (see rules.h).  Sources
- * read: Debian's 6.1.192 (linux-source-6.1), 6.12.117 (linux-source-6.12)
- * and 7.2.8 (sid): mm/mm_init.c, mm/internal.h, mm/page_alloc.c,
- * mm/sparse-vmemmap.c, include/linux/mm_types.h, include/linux/page-flags.h,
- * include/linux/poison.h, drivers/dax/device.c.
+ * The kernel's rules for ZONE_DEVICE struct pages, HugeTLB folios and
+ * hot-plugged memmaps (see rules.h).  Sources read: Debian's 6.1.192
+ * (linux-source-6.1), 6.12.117 (linux-source-6.12) and 7.2.8 (sid):
+ * mm/mm_init.c, mm/internal.h, mm/page_alloc.c, mm/sparse-vmemmap.c,
+ * mm/hugetlb.c, mm/hugetlb_vmemmap.c, mm/memory_hotplug.c,
+ * include/linux/mm_types.h, include/linux/page-flags.h,
+ * include/linux/hugetlb.h, include/linux/rmap.h, include/linux/poison.h,
+ * drivers/dax/device.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -414,19 +417,66 @@ unsigned int mmc_rule_page2_states(struct mmc_kver v)
 	return MMC_PAGE2_EMPTY_LIST;
 }
 
+enum mmc_hugetlb_type mmc_rule_hugetlb_type(const struct mmc_layout *layout,
+					    uint32_t page_type)
+{
+	int64_t pgty, base, bit;
+
+	if (!layout)
+		return MMC_HTYPE_UNKNOWN;
+	if (mmc_layout_enum_value(layout, MMC_ENUM_PAGETYPE, "PGTY_hugetlb", &pgty))
+		return (int64_t)(page_type >> MMC_PAGE_TYPE_SHIFT) == pgty ? MMC_HTYPE_YES
+									    : MMC_HTYPE_NO;
+	if (mmc_layout_enum_value(layout, MMC_ENUM_PAGETYPE, "PG_hugetlb", &bit) &&
+	    mmc_layout_enum_value(layout, MMC_ENUM_PAGETYPE, "PAGE_TYPE_BASE", &base))
+		/* 6.9-6.11 PAGE_TYPE_OPS: a type is a cleared bit under the base */
+		return (page_type & (uint32_t)(base | bit)) == (uint32_t)base ? MMC_HTYPE_YES
+									    : MMC_HTYPE_NO;
+	return MMC_HTYPE_UNKNOWN;
+}
+
+/* Version cut: "mm/hugetlb: Remove fake head pages" (rules.h). */
+unsigned int mmc_rule_hvo_tails(struct mmc_kver v)
+{
+	if (mmc_kver_cmp(v, 6, 12) <= 0)
+		return MMC_HVO_TAIL_HEAD_FRAME;
+	if (mmc_kver_cmp(v, 7, 2) >= 0)
+		return MMC_HVO_TAIL_SHARED;
+	return MMC_HVO_TAIL_HEAD_FRAME | MMC_HVO_TAIL_SHARED;
+}
+
+bool mmc_rule_hugetlb_owns_slot(const struct mmc_layout *layout, uint32_t struct_page_size,
+				uint32_t page_size, uint64_t index, unsigned int slot)
+{
+	const struct mmc_member *ch = &layout->member[MMC_PAGE_COMPOUND_HEAD];
+	const struct mmc_member *mc = &layout->member[MMC_PAGE_MAPCOUNT];
+	const struct mmc_member *priv = &layout->member[MMC_PAGE_PRIVATE];
+	uint64_t pages;
+
+	if (!struct_page_size || !index || !layout->size_found[MMC_SIZE_FOLIO])
+		return false;
+	pages = (layout->size[MMC_SIZE_FOLIO] + struct_page_size - 1) / struct_page_size;
+	if (pages >= 3)
+		return index == pages - 1 && ch->found && mc->found &&
+		       slot * 8ULL > ch->offset && slot * 8ULL < mc->offset;
+	/* 6.1: page[SUBPAGE_INDEX_*].private, within the reserved vmemmap */
+	return priv->found && slot * 8ULL == priv->offset &&
+	       index < (uint64_t)MMC_HVO_RESERVE_PAGES * page_size / struct_page_size;
+}
+
 static const struct mmc_rule_info rules[MMC_RULE_COUNT] = {
 	[MMC_RULE_UNREADABLE] = { "unreadable",
 		"(the dump)",
 		"every struct page of the range can be read: no rule can be checked on a missing one" },
 	[MMC_RULE_TAIL_HEAD] = { "tail-head",
 		"prep_compound_tail()/set_compound_head(); free_tail_page_prepare(): \"PageTail not set\", \"compound_head not consistent\"",
-		"every tail of a compound page memmap_init_compound() built names that page's head, in the encoding of the kernel" },
+		"every tail of a compound page memmap_init_compound() built (or of a HugeTLB folio, prep_compound_page()) names that page's head, in the encoding of the kernel" },
 	[MMC_RULE_HEAD_CYCLE] = { "head-cycle",
 		"_compound_head(): one step from a tail reaches a head",
 		"compound_head never leads to a page that is itself a tail, or to itself" },
 	[MMC_RULE_ORDER] = { "order",
-		"memmap_init_zone_device()/memmap_init_compound() (__SetPageHead), prep_compound_head()/folio_set_order() (6.1: set_compound_order())",
-		"PG_head exactly on the heads memmap_init_zone_device() starts every 1 << vmemmap_shift pfns (from the first device pfn, or from the first aligned one with order-0 pages around them); folio order and _folio_nr_pages say vmemmap_shift" },
+		"memmap_init_zone_device()/memmap_init_compound() (__SetPageHead), prep_compound_head()/folio_set_order() (6.1: set_compound_order()); HugeTLB: prep_compound_page(), hugetlb_folio_init_vmemmap()",
+		"PG_head exactly on the heads memmap_init_zone_device() starts every 1 << vmemmap_shift pfns (from the first device pfn, or from the first aligned one with order-0 pages around them), or on each HugeTLB folio's head; folio order and _folio_nr_pages say vmemmap_shift, or the hstate's order" },
 	[MMC_RULE_HEAD_ALIGN] = { "head-align",
 		"section_nr_vmemmap_pages() (VM_WARN_ON_ONCE(!IS_ALIGNED(pfn, pages_per_compound))), _compound_head() mask form, split_large_buddy()",
 		"a compound page's head pfn is a multiple of its size (naturally aligned, relative to pfn 0)" },
@@ -449,28 +499,28 @@ static const struct mmc_rule_info rules[MMC_RULE_COUNT] = {
 		"prep_compound_head() INIT_LIST_HEAD(&folio->_deferred_list); free_tail_page_prepare() case 2: \"on deferred list\"; memmap_init_compound() order per version",
 		"page[2]'s _deferred_list is an empty list (6.1-6.12: or the tail's own NULL/TAIL_MAPPING, written after prep_compound_head())" },
 	[MMC_RULE_REFCOUNT] = { "refcount",
-		"__init_zone_device_page() per pgmap type (6.15 change), memmap_init_compound() set_page_count(page, 0), init_page_count(); page_bad_reason(): \"nonzero _refcount\"",
-		"heads and order-0 pages start at the type's count and only grow while in use; tails 0; memmap (altmap) pages 1" },
+		"__init_zone_device_page() per pgmap type (6.15 change), memmap_init_compound() set_page_count(page, 0), init_page_count(); HugeTLB tails: prep_compound_page() on frozen buddy pages, hugetlb_folio_init_tail_vmemmap(); page_bad_reason(): \"nonzero _refcount\"",
+		"heads and order-0 pages start at the type's count and only grow while in use; tails 0; memmap (altmap) pages 1, hot-plugged ones too" },
 	[MMC_RULE_MAPCOUNT] = { "mapcount",
-		"__init_single_page(): _mapcount = -1; page_bad_reason(): \"nonzero mapcount\"",
-		"_mapcount is -1 unless the page is mapped, never below -1; a mapped dax page has a mapping" },
+		"__init_single_page(): _mapcount = -1; page_bad_reason(): \"nonzero mapcount\"; hugetlb_add_file_rmap()/hugetlb_add_anon_rmap() count only the folio's mappings",
+		"_mapcount is -1 unless the page is mapped, never below -1; a mapped dax page has a mapping; a HugeTLB tail's is always -1" },
 	[MMC_RULE_PGMAP] = { "pgmap",
 		"__init_zone_device_page(): page->pgmap = pgmap (6.15+: page_folio(page)->pgmap)",
 		"heads and order-0 pages point at their range's dev_pagemap" },
 	[MMC_RULE_ZONE] = { "zone",
-		"__init_single_page()/set_page_links()",
-		"the zone field of page->flags says ZONE_DEVICE" },
+		"__init_single_page()/set_page_links(); HugeTLB: prep_compound_page() on one buddy block, hugetlb_folio_init_tail_vmemmap() with folio_zonenum(); hot-plug: move_pfn_range_to_zone() of the block",
+		"the zone field of page->flags says ZONE_DEVICE; a HugeTLB folio's pages are in its head's zone; a hot-plugged block's memmap pages in one zone" },
 	[MMC_RULE_NODE] = { "node",
-		"memmap_init_zone_device(): one nid (pgdat->node_id) for set_page_links() on every pfn of the range",
-		"every page of a range has the same node" },
+		"memmap_init_zone_device(): one nid (pgdat->node_id) for set_page_links() on every pfn of the range; enqueue_hugetlb_folio(): hugepage_freelists[folio_nid()]; memmap_init_range(): the block's nid",
+		"every page of a range has the same node; a HugeTLB folio's pages have its head's, a free folio the node of its free list; a hot-plugged block's memmap pages the block's" },
 	[MMC_RULE_RESERVED] = { "reserved",
 		"__init_zone_device_page(), memmap_init_range() (MEMINIT_HOTPLUG): __SetPageReserved()",
 		"PG_reserved is set on every initialised device page" },
 	[MMC_RULE_TAIL_FLAGS] = { "tail-flags",
-		"__init_zone_device_page() sets only PG_reserved; page_bad_reason(): \"PAGE_FLAGS_CHECK_AT_FREE flag(s) set\"; PAGE_FLAGS_SECOND",
-		"a tail's page flags are PG_reserved, plus the order byte and PF_SECOND flags on page[1]" },
+		"__init_zone_device_page() sets only PG_reserved; HugeTLB: hugetlb_folio_init_tail_vmemmap() (__ClearPageReserved(), __init_single_page()), memory_failure() (PG_hwpoison on a raw page); page_bad_reason(): \"PAGE_FLAGS_CHECK_AT_FREE flag(s) set\"; PAGE_FLAGS_SECOND",
+		"a tail's page flags are PG_reserved (HugeTLB: none, or PG_hwpoison), plus the order byte and PF_SECOND flags on page[1]" },
 	[MMC_RULE_TAIL_MAPPING] = { "tail-mapping",
-		"prep_compound_tail(): mapping = TAIL_MAPPING; free_tail_page_prepare(): \"corrupted mapping in tail page\"",
+		"prep_compound_tail(): mapping = TAIL_MAPPING; free_tail_page_prepare(): \"corrupted mapping in tail page\" (case 3: hugetlb specifics overlap page[3]'s)",
 		"a tail's mapping is TAIL_MAPPING where no struct folio member holds that word" },
 	[MMC_RULE_TAIL_PRIVATE] = { "tail-private",
 		"prep_compound_tail(): set_page_private(p, 0)",
@@ -485,11 +535,26 @@ static const struct mmc_rule_info rules[MMC_RULE_COUNT] = {
 		"mm_zero_struct_page(); page_bad_reason(): \"page still charged to cgroup\"",
 		"memcg_data is 0 on tails and on device-dax/fsdax pages (never charged)" },
 	[MMC_RULE_ALTMAP_INIT] = { "altmap-init",
-		"memmap_init_range() -> __init_single_page() for the altmap pfns holding the memmap",
-		"a memmap (altmap) pfn is an order-0 page with its lru an empty list and nothing else set" },
+		"memmap_init_range() -> __init_single_page() for the altmap pfns holding the memmap; hot-plug: memmap_init_range(MEMINIT_HOTPLUG), mhp_init_memmap_on_memory() (__ClearPageOffline(), SetPageVmemmapSelfHosted())",
+		"a memmap (altmap) pfn is an order-0 page with its lru an empty list and nothing else set (hot-plugged: no page flag but PG_vmemmap_self_hosted)" },
 	[MMC_RULE_POISON] = { "poison",
-		"include/linux/poison.h; list_del() poisons lru, slab debugging fills freed memory",
-		"no poison value (other than a tail's TAIL_MAPPING) or fill pattern in an initialised struct page" },
+		"include/linux/poison.h; list_del() poisons lru, slab debugging fills freed memory; __del_page_from_free_list() leaves LIST_POISON2 in the lru.prev of a buddy merged into a larger block",
+		"no poison value (other than a tail's TAIL_MAPPING, and a HugeTLB tail's LIST_POISON2 in lru.prev) or fill pattern in an initialised struct page" },
+	[MMC_RULE_HUGETLB_TYPE] = { "hugetlb-type",
+		"init_new_hugetlb_folio(): __folio_set_hugetlb(); folio_test_hugetlb(): page_type >> 24 == PGTY_hugetlb (6.12+, 4ffca5a96678), PG_hugetlb under PAGE_TYPE_BASE (6.9-6.11, d99e3140a4d3); 6.1: page[1].compound_dtor, not checked",
+		"the head of a folio on a HugeTLB list carries the hugetlb page type" },
+	[MMC_RULE_HUGETLB_LIST] = { "hugetlb-list",
+		"enqueue_hugetlb_folio(): VM_BUG_ON_FOLIO(folio_ref_count(folio)), folio_set_hugetlb_freed(); dequeue_hugetlb_folio_node_exact() and the allocation paths: folio_ref_unfreeze(folio, 1), folio_clear_hugetlb_freed()",
+		"a folio on a free list has _refcount 0 and HPG_freed; one on the active list a _refcount of at least 1 and no HPG_freed" },
+	[MMC_RULE_HVO_SHARE] = { "hvo-share",
+		"__hugetlb_vmemmap_optimize_folio(): vmemmap_remap_free() remaps every vmemmap page but the first (HUGETLB_VMEMMAP_RESERVE_SIZE) onto vmemmap_tail, sets HPG_vmemmap_optimized (6.x: vmemmap_tail = vmemmap_head; 7.x: vmemmap_get_tail(), \"mm/hugetlb: Remove fake head pages\"); vmemmap_restore_pte(): a page of its own for each; vmemmap_pmd_entry(): -ENOTSUPP on a self-hosted memmap",
+		"an optimised folio (HPG_vmemmap_optimized) maps all its tail vmemmap pages onto one frame (6.x: its head frame; 7.x: not a head frame), and its memmap is not self-hosted; a plain one shares no vmemmap frame" },
+	[MMC_RULE_HVO_RO] = { "hvo-ro",
+		"vmemmap_remap_pte(): PAGE_KERNEL for the first vmemmap page (\"Remapping the head page requires r/w\"), PAGE_KERNEL_RO for the tail ones (\"to catch illegal write operation to the tail pages\"); vmemmap_restore_pte(), vmemmap_populate(): PAGE_KERNEL; 7.x boot: vmemmap_wrprotect_hvo()",
+		"an optimised folio's tail vmemmap pages map the shared frame read-only; its first vmemmap page, and every vmemmap page of a plain folio, are writable" },
+	[MMC_RULE_SELF_HOSTED] = { "self-hosted",
+		"mhp_init_memmap_on_memory(): SetPageVmemmapSelfHosted() on every pfn of the block's altmap (PG_vmemmap_self_hosted = PG_owner_priv_1); vmemmap_pmd_entry() relies on it",
+		"the pfns of an online memmap_on_memory block that hold its own memmap have PG_vmemmap_self_hosted" },
 };
 
 const struct mmc_rule_info *mmc_rule_info(enum mmc_rule rule)

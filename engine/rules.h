@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The kernel's rules for ZONE_DEVICE struct pages, in one place.
+ * The kernel's rules for ZONE_DEVICE struct pages, HugeTLB folios and
+ * hot-plugged memmaps, in one place.
  *
  * - How the kernel encodes what it stores: a tail's compound_head /
  *   compound_info (head + 1, or the 7.x mask), the folio order in the low
@@ -245,6 +246,77 @@ enum mmc_page2_state {
 };
 unsigned int mmc_rule_page2_states(struct mmc_kver v);
 
+/* ---- HugeTLB (mm/hugetlb.c, mm/hugetlb_vmemmap.c) ---- */
+
+/*
+ * HUGETLB_VMEMMAP_RESERVE_SIZE is PAGE_SIZE (mm/hugetlb_vmemmap.h, 6.1,
+ * 6.12, 7.2): HVO keeps a folio's first vmemmap page, which holds every
+ * struct page the hugetlb code writes (BUILD_BUG_ON(__NR_USED_SUBPAGE >
+ * HUGETLB_VMEMMAP_RESERVE_PAGES)), and remaps the others.
+ */
+#define MMC_HVO_RESERVE_PAGES 1
+
+/*
+ * Where the page type sits in page->page_type (the word of _mapcount):
+ * 6.12+ __folio_set_hugetlb() writes (unsigned int)PGTY_hugetlb << 24
+ * (include/linux/page-flags.h, FOLIO_TYPE_OPS).
+ */
+#define MMC_PAGE_TYPE_SHIFT 24
+
+/* What a head's page_type word says of the hugetlb marker. */
+enum mmc_hugetlb_type {
+	MMC_HTYPE_UNKNOWN = 0,	/* the layout cannot tell (6.1: page[1].compound_dtor) */
+	MMC_HTYPE_YES,
+	MMC_HTYPE_NO,
+};
+/*
+ * folio_test_hugetlb() on a head whose _mapcount word is page_type, by the
+ * layout's enum pagetype: PGTY_hugetlb (6.12+, commit 4ffca5a96678 "mm:
+ * support only one page_type per page": the top byte), else PG_hugetlb
+ * with PAGE_TYPE_BASE (6.9-6.11, commit d99e3140a4d3 "mm: turn
+ * folio_test_hugetlb into a PageType": the bit clear under the base).
+ * Before 6.9 (6.1) the marker is page[1].compound_dtor ==
+ * HUGETLB_PAGE_DTOR, an enum compound_dtor_id value the layout does not
+ * carry: UNKNOWN.
+ */
+enum mmc_hugetlb_type mmc_rule_hugetlb_type(const struct mmc_layout *layout,
+					    uint32_t page_type);
+
+/*
+ * Which frame HVO maps a folio's tail vmemmap pages (all but the first
+ * MMC_HVO_RESERVE_PAGES) to, read-only (vmemmap_remap_pte(): PAGE_KERNEL_RO):
+ * 6.1 and 6.12 the folio's own copy of its first vmemmap page
+ * (__hugetlb_vmemmap_optimize_folio(): vmemmap_tail = vmemmap_head), so a
+ * struct page there reads as one of the first page's, a "fake head" that
+ * page_fixed_fake_head() resolves; 7.2 a page of tails shared by every
+ * optimised folio of that order in the zone (vmemmap_get_tail():
+ * zone->vmemmap_tails[]), since "mm/hugetlb: Remove fake head pages"
+ * (Kiryl Shutsemau, the compound_info series).  Versions between the ones
+ * read accept either.
+ */
+enum mmc_hvo_tail {
+	MMC_HVO_TAIL_HEAD_FRAME = 1 << 0,	/* 6.x: the folio's head frame */
+	MMC_HVO_TAIL_SHARED = 1 << 1,		/* 7.x: a frame no head is in */
+};
+unsigned int mmc_rule_hvo_tails(struct mmc_kver v);
+
+/*
+ * Whether a struct folio member the kernel keeps only for HugeTLB holds
+ * slot `slot` of page[index] (index >= 1) of a hugetlb folio, on top of
+ * what mmc_folio_owns_slot() says: from commit dad6a5eb5556 ("mm,hugetlb:
+ * use folio fields in second tail page", 6.2) the subpool, cgroup and
+ * hwpoison pointers are struct folio members of its last page (page[2];
+ * page[3] since 4eeec8c89a0c "mm: move hugetlb specific things in folio
+ * to page[3]", 6.15, in Debian's 6.12.117 too), the words between
+ * compound_head and _mapcount; free_tail_page_prepare() "case 3" skips
+ * that page's mapping.  Before it (6.1) they were the private words of
+ * page[SUBPAGE_INDEX_SUBPOOL ..] (include/linux/hugetlb.h), all below
+ * HUGETLB_VMEMMAP_RESERVE_PAGES.  Read from the layout's sizeof(struct
+ * folio), not from the version.
+ */
+bool mmc_rule_hugetlb_owns_slot(const struct mmc_layout *layout, uint32_t struct_page_size,
+				uint32_t page_size, uint64_t index, unsigned int slot);
+
 /* ---- the lint rules ---- */
 
 enum mmc_rule {
@@ -273,6 +345,13 @@ enum mmc_rule {
 	MMC_RULE_MEMCG,
 	MMC_RULE_ALTMAP_INIT,
 	MMC_RULE_POISON,
+	/* HugeTLB folios and hot-plugged memmaps (lint_hugetlb.c, lint_hvo.c,
+	 * lint_hotplug.c) */
+	MMC_RULE_HUGETLB_TYPE,
+	MMC_RULE_HUGETLB_LIST,
+	MMC_RULE_HVO_SHARE,
+	MMC_RULE_HVO_RO,
+	MMC_RULE_SELF_HOSTED,
 	MMC_RULE_COUNT
 };
 

@@ -166,7 +166,9 @@ class Types:
                         (not m.name or mt.kind == drgn.TypeKind.UNION):
                     out += leaves(mt, off)
                 elif m.name:
-                    size = mt.size if mt.kind != drgn.TypeKind.ARRAY else mt.length * mt.type.size
+                    # drgn.sizeof(): an array of a typedef (7.x's
+                    # mm_id_mapcount_t _mm_id_mapcount[2]) has no .size
+                    size = drgn.sizeof(mt)
                     out.append((off, size, m.name))
             return out
         folio = [x for x in leaves(self.prog.type('struct folio'), 0) if x[1] <= 16]
