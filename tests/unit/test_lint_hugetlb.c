@@ -110,15 +110,32 @@ static bool optimised(const struct fix *f, unsigned int k)
 	return folios[k].vm == MMC_FVM_OPTIMISED;
 }
 
-/* prep_compound_head() on page[1] and page[2] (7.2 with CONFIG_MM_ID). */
-static void folio_fields(const struct fix *f, unsigned int k, uint64_t idx, uint8_t *p)
+/* A folio of the fixture (k: folios[], for its mutations) or of the big
+ * pool (k -1). */
+struct folio_at {
+	uint64_t head;
+	unsigned int order;
+	bool active, opt;
+	int k;
+};
+
+static struct folio_at small(const struct fix *f, unsigned int k)
 {
-	uint64_t pfn = H + k * NR + idx;
-	uint64_t mc = folios[k].list == MMC_FOLIO_ACTIVE ? 0 : 0xffffffff;	/* mapped once */
+	struct folio_at a = { H + k * NR, ORDER, folios[k].list == MMC_FOLIO_ACTIVE,
+			      optimised(f, k), (int)k };
+
+	return a;
+}
+
+/* prep_compound_head() on page[1] and page[2] (7.2 with CONFIG_MM_ID),
+ * init_new_hugetlb_folio() on page[3]. */
+static void folio_fields(const struct fix *f, const struct folio_at *a, uint64_t idx, uint8_t *p)
+{
+	uint64_t mc = a->active ? 0 : 0xffffffff;	/* mapped once */
 
 	if (idx == 1) {
-		put(f, p, MMC_PAGE_FLAGS, 0, links(f, ZONE_NORMAL, 0) | ORDER);
-		put(f, p, MMC_FOLIO_NR_PAGES, 1, NR);
+		put(f, p, MMC_PAGE_FLAGS, 0, links(f, ZONE_NORMAL, 0) | a->order);
+		put(f, p, MMC_FOLIO_NR_PAGES, 1, 1ULL << a->order);
 		put(f, p, MMC_FOLIO_LARGE_MAPCOUNT, 1, mc);
 		put(f, p, MMC_FOLIO_ENTIRE_MAPCOUNT, 1, mc);
 		put(f, p, MMC_FOLIO_NR_PAGES_MAPPED, 1, 0);
@@ -127,63 +144,60 @@ static void folio_fields(const struct fix *f, unsigned int k, uint64_t idx, uint
 		put(f, p, MMC_FOLIO_MM_IDS, 1, 0);
 	} else if (idx == 2) {
 		const struct mmc_member *dl = &f->layout.member[MMC_FOLIO_DEFERRED_LIST];
-		uint64_t self = vaddr(f, pfn) + dl->offset - 2 * f->geom.struct_page_size;
+		uint64_t self = vaddr(f, a->head + 2) + dl->offset - 2 * f->geom.struct_page_size;
 
 		le_put64(p + dl->offset - 2 * f->geom.struct_page_size, self);
 		le_put64(p + dl->offset - 2 * f->geom.struct_page_size + 8, self);
 	} else if (idx == 3) {
-		/* init_new_hugetlb_folio(): subpool and cgroups NULL, over
-		 * lru.prev, mapping and index (4eeec8c89a0c) */
+		/* subpool and cgroups NULL, over lru.prev, mapping and index
+		 * (4eeec8c89a0c) */
 		memset(p + 16, 0, 32);
 	}
 }
 
 /* The head: PG_head, on a pool list, HPG flags, the hugetlb type. */
-static void head_page(const struct fix *f, unsigned int k, uint8_t *p)
+static void head_page(const struct fix *f, const struct folio_at *a, uint8_t *p)
 {
-	bool active = folios[k].list == MMC_FOLIO_ACTIVE;
-	uint64_t hpg = (active ? 0 : enum_bit(f, MMC_ENUM_HUGETLB_PAGE_FLAGS, "HPG_freed")) |
-		       (optimised(f, k) ? enum_bit(f, MMC_ENUM_HUGETLB_PAGE_FLAGS,
-						   "HPG_vmemmap_optimized") : 0);
+	uint64_t hpg = (a->active ? 0 : enum_bit(f, MMC_ENUM_HUGETLB_PAGE_FLAGS, "HPG_freed")) |
+		       (a->opt ? enum_bit(f, MMC_ENUM_HUGETLB_PAGE_FLAGS,
+					  "HPG_vmemmap_optimized") : 0);
 	uint32_t type = (uint32_t)PGTY_HUGETLB << 24;
-	int ref = active ? 1 : 0;
+	int ref = a->active ? 1 : 0;
 
-	if ((f->m == M_HEAD_TYPE && k == 2))
+	if (f->m == M_HEAD_TYPE && a->k == 2)
 		type = 0xffffffff;
-	if (f->m == M_FREE_REF && k == 1)
+	if (f->m == M_FREE_REF && a->k == 1)
 		ref = 1;
-	if (f->m == M_ACTIVE_REF0 && k == 2)
+	if (f->m == M_ACTIVE_REF0 && a->k == 2)
 		ref = 0;
-	if (f->m == M_ACTIVE_FREED && k == 2)
+	if (f->m == M_ACTIVE_FREED && a->k == 2)
 		hpg |= enum_bit(f, MMC_ENUM_HUGETLB_PAGE_FLAGS, "HPG_freed");
 	put(f, p, MMC_PAGE_FLAGS, 0, links(f, ZONE_NORMAL, 0) | enum_bit(f, MMC_ENUM_PAGEFLAGS, "PG_head"));
 	le_put64(p + 8, LIST_OBJ);
 	le_put64(p + 16, LIST_OBJ + 8);
-	put(f, p, MMC_PAGE_MAPPING, 0, active ? MAPPING_OBJ : 0);
+	put(f, p, MMC_PAGE_MAPPING, 0, a->active ? MAPPING_OBJ : 0);
 	put(f, p, MMC_PAGE_PRIVATE, 0, hpg);
 	put(f, p, MMC_PAGE_MAPCOUNT, 0, type);
 	put(f, p, MMC_PAGE_REFCOUNT, 0, (uint32_t)ref);
 }
 
-/* What the kernel wrote into struct page idx of folio k. */
-static void real_page(const struct fix *f, unsigned int k, uint64_t idx, uint8_t *p)
+/* What the kernel wrote into struct page idx of folio a. */
+static void real_page(const struct fix *f, const struct folio_at *a, uint64_t idx, uint8_t *p)
 {
-	uint64_t head = H + k * NR;
-
 	memset(p, 0, 64);
 	put(f, p, MMC_PAGE_MAPCOUNT, 0, 0xffffffff);
 	if (idx == 0) {
-		head_page(f, k, p);
+		head_page(f, a, p);
 		return;
 	}
 	put(f, p, MMC_PAGE_FLAGS, 0, links(f, ZONE_NORMAL, 0));
 	put(f, p, MMC_PAGE_COMPOUND_HEAD, 0,
-	    f->v72 ? mmc_compound_info_mask(64, ORDER) : vaddr(f, head) | 1);
+	    f->v72 ? mmc_compound_info_mask(64, a->order) : vaddr(f, a->head) | 1);
 	put(f, p, MMC_PAGE_MAPPING, 0, TAIL_MAPPING);
 	/* a buddy block merged into the folio: list_del()'s LIST_POISON2 */
-	if (k == 3 && idx == 5)
+	if (a->k == 3 && idx == 5)
 		le_put64(p + 16, LIST_POISON2);
-	folio_fields(f, k, idx, p);
+	folio_fields(f, a, idx, p);
 }
 
 /* Whether folio k's tail vmemmap pages map the shared tail frame. */
@@ -219,8 +233,9 @@ static void seen_page(const struct fix *f, uint64_t pfn, uint8_t *p)
 	unsigned int k = (unsigned int)((pfn - H) / NR);
 	uint64_t idx = (pfn - H) % NR;
 	int64_t src = shown(f, k, idx);
+	struct folio_at a = small(f, k);
 
-	real_page(f, k, src < 0 ? 4 : (uint64_t)src, p);
+	real_page(f, &a, src < 0 ? 4 : (uint64_t)src, p);
 	if (f->m == M_TAIL_MAPPING && pfn == H + 3 * NR + 100)
 		put(f, p, MMC_PAGE_MAPPING, 0, 0);
 	if (f->m == M_WRONG_HEAD && pfn == H + 3 * NR + 10)
@@ -801,50 +816,13 @@ static void rule_encodings(void)
 #define BIG_FOLIOS 100
 #define BIG_START 0x4000000ULL
 
-/* Struct page idx of a 1 GiB folio k as seen (the fixture's folio 0, a
- * free optimised one, at another order and place). */
+/* Struct page idx of free optimised 1 GiB folio k as seen: its first
+ * vmemmap page, then the zone's tail page (7.2) or the head frame (6.12). */
 static void big_page(const struct fix *f, uint64_t k, uint64_t idx, uint8_t *p)
 {
-	uint64_t head = BIG_START + k * BIG_NR, src = idx;
+	struct folio_at a = { BIG_START + k * BIG_NR, BIG_ORDER, false, true, -1 };
 
-	if (idx >= PER)
-		src = f->v72 ? 4 : idx % PER;	/* the zone's tail page / the head frame */
-	memset(p, 0, 64);
-	put(f, p, MMC_PAGE_MAPCOUNT, 0, 0xffffffff);
-	if (src == 0) {
-		put(f, p, MMC_PAGE_FLAGS, 0, links(f, ZONE_NORMAL, 0) |
-		    enum_bit(f, MMC_ENUM_PAGEFLAGS, "PG_head"));
-		le_put64(p + 8, LIST_OBJ);
-		le_put64(p + 16, LIST_OBJ + 8);
-		put(f, p, MMC_PAGE_PRIVATE, 0,
-		    enum_bit(f, MMC_ENUM_HUGETLB_PAGE_FLAGS, "HPG_freed") |
-		    enum_bit(f, MMC_ENUM_HUGETLB_PAGE_FLAGS, "HPG_vmemmap_optimized"));
-		put(f, p, MMC_PAGE_MAPCOUNT, 0, (uint32_t)PGTY_HUGETLB << 24);
-		put(f, p, MMC_PAGE_REFCOUNT, 0, 0);
-		return;
-	}
-	put(f, p, MMC_PAGE_FLAGS, 0, links(f, ZONE_NORMAL, 0));
-	put(f, p, MMC_PAGE_COMPOUND_HEAD, 0,
-	    f->v72 ? mmc_compound_info_mask(64, BIG_ORDER) : vaddr(f, head) | 1);
-	put(f, p, MMC_PAGE_MAPPING, 0, TAIL_MAPPING);
-	if (src == 1) {
-		put(f, p, MMC_PAGE_FLAGS, 0, links(f, ZONE_NORMAL, 0) | BIG_ORDER);
-		put(f, p, MMC_FOLIO_NR_PAGES, 1, BIG_NR);
-		put(f, p, MMC_FOLIO_LARGE_MAPCOUNT, 1, 0xffffffff);
-		put(f, p, MMC_FOLIO_ENTIRE_MAPCOUNT, 1, 0xffffffff);
-		put(f, p, MMC_FOLIO_NR_PAGES_MAPPED, 1, 0);
-		put(f, p, MMC_FOLIO_PINCOUNT, 1, 0);
-		put(f, p, MMC_FOLIO_MM_ID_MAPCOUNT, 1, ~0ULL);
-		put(f, p, MMC_FOLIO_MM_IDS, 1, 0);
-	} else if (src == 2) {
-		const struct mmc_member *dl = &f->layout.member[MMC_FOLIO_DEFERRED_LIST];
-		uint64_t self = vaddr(f, head + 2) + dl->offset - 2 * f->geom.struct_page_size;
-
-		le_put64(p + dl->offset - 2 * f->geom.struct_page_size, self);
-		le_put64(p + dl->offset - 2 * f->geom.struct_page_size + 8, self);
-	} else if (src == 3) {
-		memset(p + 16, 0, 32);
-	}
+	real_page(f, &a, idx < PER ? idx : f->v72 ? 4 : idx % PER, p);
 }
 
 /* Pages idx .. idx+n-1 of folio k as one run: the stride is what the
