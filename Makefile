@@ -66,13 +66,17 @@ $(B)/tests/%: tests/unit/%.c $(LIB) $(wildcard tests/unit/*.h)
 FUZZ_TARGETS := snapshot layout decode walk dump patterns open
 FUZZ_REGRESS := $(patsubst %,$(B)/tests/fuzz_%,$(FUZZ_TARGETS))
 
-unit: $(UNIT_BIN) $(B)/tests/mksynth $(FUZZ_REGRESS)
+unit: $(UNIT_BIN) $(B)/tests/mksynth $(B)/tests/kdump_replay $(FUZZ_REGRESS)
 
 $(B)/tests/fuzz_%: fuzz/fuzz_%.c fuzz/standalone.c $(LIB) $(wildcard tests/unit/*.h fuzz/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< fuzz/standalone.c $(LIB) $(DEPS_LIBS) $(LDSAN)
 
 $(B)/tests/mksynth: tests/unit/mksynth.c $(LIB) $(wildcard tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIB) $(DEPS_LIBS) $(LDSAN)
+
+$(B)/tests/kdump_replay: tests/unit/kdump_replay.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIB) $(DEPS_LIBS) $(LDSAN)
 
