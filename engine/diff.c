@@ -29,8 +29,11 @@ static void range_verdict(const struct dctx *c, struct mmc_diff_range *dr)
 {
 	bool claims = c->claims != NULL;
 
+	bool placed = dr->placed_a || dr->placed_b;
+
 	if (dr->differing || dr->vframes_differing ||
-	    ((dr->a_index < 0 || dr->b_index < 0) && !dr->unproven && !dr->range_claimed))
+	    ((dr->a_index < 0 || dr->b_index < 0) && !dr->unproven && !dr->range_claimed &&
+	     !placed))
 		dr->verdict = claims ? MMC_BEYOND_CLAIMS : MMC_DIFFERENT;
 	else if (dr->unreadable_a || dr->unreadable_b || dr->vframes_unreadable ||
 		 dr->unproven)
@@ -74,12 +77,11 @@ static struct mmc_error *diff_matched(struct dctx *c, const struct mmc_snapshot 
 	struct mmc_error *err;
 
 	diff_names_reset(c);
-	c->list_links = c->have_lru &&
-			mmc_snapshot_range(a, (size_t)dr->a_index)->kind == MMC_RANGE_HUGETLB &&
-			mmc_snapshot_range(b, (size_t)dr->b_index)->kind == MMC_RANGE_HUGETLB;
+	c->list_links = false;
 	if (c->claims)
 		diff_claims_range(c, dr);
-	err = diff_pages(c, dr, a, (size_t)dr->a_index, b, (size_t)dr->b_index);
+	err = diff_pages(c, dr, dr->start_pfn, dr->end_pfn, a, (size_t)dr->a_index, b,
+			 (size_t)dr->b_index);
 	diff_close_groups(c);
 	if (err)
 		return err;
@@ -94,8 +96,14 @@ static void unmatched(struct dctx *c, struct mmc_diff_range *dr, bool only_in_a,
 		      bool other_complete)
 {
 	uint64_t n = dr->end_pfn - dr->start_pfn;
+	const struct mmc_srange *r = only_in_a ? mmc_snapshot_range(c->a, (size_t)dr->a_index) :
+					       mmc_snapshot_range(c->b, (size_t)dr->b_index);
 
-	if (!other_complete) {
+	if (other_complete && r->kind == MMC_RANGE_HUGETLB &&
+	    diff_hugetlb_placement(c->a, c->b, r->owner)) {
+		*(only_in_a ? &dr->placed_a : &dr->placed_b) = n;
+		c->res->pages_placed += n;
+	} else if (!other_complete) {
 		dr->unproven = true;
 		if (only_in_a)
 			dr->unreadable_b = n;
@@ -146,9 +154,154 @@ static void conclude(const struct dctx *c, struct mmc_diff_result *res)
 		res->verdict = c->claims ? MMC_AS_CLAIMED : MMC_IDENTICAL;
 }
 
-/* Ranges of a, paired with b's where they match. */
+/*
+ * HugeTLB ranges pair folio by folio.  A HugeTLB range is a run of
+ * consecutive folios of one hstate (discover_hugetlb.c), so two images
+ * whose run-time folios the buddy allocator put at other pfns have ranges
+ * that overlap without matching.  The ranges of one hstate (index and
+ * order) overlapping each other, in either image, form one result range
+ * spanning them all: the pfns both images cover hold the same folios
+ * (heads are aligned to the order), compared page by page; a pfn only one
+ * covers is a folio in one image only: placement when the hstate's pools
+ * are alike (diff_hugetlb_placement()), else a difference.
+ */
+static bool huge_peer(const struct dctx *c, const struct mmc_srange *x,
+		      const struct mmc_srange *y)
+{
+	return x->kind == MMC_RANGE_HUGETLB && y->kind == MMC_RANGE_HUGETLB &&
+	       x->owner == y->owner && huge_order(c->a, x) == huge_order(c->b, y);
+}
+
+struct hwin {
+	uint64_t lo, hi;
+	size_t ia, ib;
+};
+
+static int hwin_cmp(const void *x, const void *y)
+{
+	const struct hwin *p = x, *q = y;
+
+	return p->lo < q->lo ? -1 : p->lo > q->lo;
+}
+
+/* The ranges of a's HugeTLB range i's group: in_a/in_b set (to i + 1),
+ * its pfns [*lo, *hi). */
+static void huge_group(struct dctx *c, size_t i, size_t *in_a, size_t *in_b, uint64_t *lo,
+		       uint64_t *hi)
+{
+	size_t na = mmc_snapshot_nranges(c->a), nb = mmc_snapshot_nranges(c->b);
+	const struct mmc_srange *ri = mmc_snapshot_range(c->a, i);
+	bool grew = true;
+
+	*lo = ri->start_pfn;
+	*hi = ri->end_pfn;
+	in_a[i] = i + 1;
+	while (grew) {
+		grew = false;
+		for (size_t j = 0; j < nb; j++) {
+			const struct mmc_srange *r = mmc_snapshot_range(c->b, j);
+
+			if (in_b[j] || !huge_peer(c, ri, r) || r->end_pfn <= *lo || r->start_pfn >= *hi)
+				continue;
+			in_b[j] = i + 1;
+			*lo = r->start_pfn < *lo ? r->start_pfn : *lo;
+			*hi = r->end_pfn > *hi ? r->end_pfn : *hi;
+			grew = true;
+		}
+		for (size_t k = 0; k < na; k++) {
+			const struct mmc_srange *r = mmc_snapshot_range(c->a, k);
+
+			if (in_a[k] || r->kind != MMC_RANGE_HUGETLB || r->owner != ri->owner ||
+			    huge_order(c->a, r) != huge_order(c->a, ri) || r->end_pfn <= *lo ||
+			    r->start_pfn >= *hi)
+				continue;
+			in_a[k] = i + 1;
+			*lo = r->start_pfn < *lo ? r->start_pfn : *lo;
+			*hi = r->end_pfn > *hi ? r->end_pfn : *hi;
+			grew = true;
+		}
+	}
+}
+
+/* Pages of the group's folios in one image only: placement or difference. */
+static void huge_only(struct dctx *c, struct mmc_diff_range *dr, uint32_t hstate,
+		      uint64_t only_a, uint64_t only_b)
+{
+	struct mmc_diff_result *res = c->res;
+
+	if (!only_a && !only_b)
+		return;
+	if (diff_hugetlb_placement(c->a, c->b, hstate)) {
+		dr->placed_a += only_a;
+		dr->placed_b += only_b;
+		res->pages_placed += only_a + only_b;
+		return;
+	}
+	dr->differing += only_a + only_b;
+	res->pages_differing += only_a + only_b;
+	if (only_a)
+		diff_add_field(dr, "(range only in a)", only_a);
+	if (only_b)
+		diff_add_field(dr, "(range only in b)", only_b);
+}
+
+/* The group of a's HugeTLB range i, which some range of b overlaps. */
+static struct mmc_error *diff_huge_group(struct dctx *c, struct mmc_diff_range *dr, size_t i,
+					 const size_t *in_a, const size_t *in_b)
+{
+	size_t na = mmc_snapshot_nranges(c->a), nb = mmc_snapshot_nranges(c->b), nw = 0;
+	uint64_t pages_a = 0, pages_b = 0, both = 0;
+	struct mmc_error *err = NULL;
+	struct hwin *w = calloc(na + nb + 1, sizeof(*w));
+
+	if (!w)
+		return mmc_error_nomem();
+	for (size_t k = 0; k < na; k++) {
+		const struct mmc_srange *x = mmc_snapshot_range(c->a, k);
+
+		if (in_a[k] != i + 1)
+			continue;
+		pages_a += x->end_pfn - x->start_pfn;
+		for (size_t j = 0; j < nb; j++) {
+			const struct mmc_srange *y = mmc_snapshot_range(c->b, j);
+			uint64_t lo = x->start_pfn > y->start_pfn ? x->start_pfn : y->start_pfn;
+			uint64_t hi = x->end_pfn < y->end_pfn ? x->end_pfn : y->end_pfn;
+
+			if (in_b[j] == i + 1 && lo < hi && nw < na + nb + 1)
+				w[nw++] = (struct hwin){ lo, hi, k, j };
+		}
+	}
+	for (size_t j = 0; j < nb; j++)
+		if (in_b[j] == i + 1)
+			pages_b += mmc_snapshot_range(c->b, j)->end_pfn -
+				   mmc_snapshot_range(c->b, j)->start_pfn;
+	qsort(w, nw, sizeof(*w), hwin_cmp);
+	if (nw == 1 && w[0].lo == dr->start_pfn && w[0].hi == dr->end_pfn)
+		diff_srange(c, mmc_snapshot_range(c->a, w[0].ia), mmc_snapshot_range(c->b, w[0].ib));
+	diff_names_reset(c);
+	c->list_links = c->have_lru;
+	if (c->claims)
+		diff_claims_range(c, dr);
+	for (size_t k = 0; k < nw && !err; k++) {
+		both += w[k].hi - w[k].lo;
+		err = diff_pages(c, dr, w[k].lo, w[k].hi, c->a, w[k].ia, c->b, w[k].ib);
+		diff_close_groups(c);
+	}
+	for (size_t k = 0; k < nw && !err; k++)
+		diff_vframes_window(c, dr, w[k].lo, w[k].hi, c->a, w[k].ia, c->b, w[k].ib);
+	free(w);
+	if (err)
+		return err;
+	huge_only(c, dr, mmc_snapshot_range(c->a, i)->owner, pages_a - both, pages_b - both);
+	diff_flush_fields(c, dr);
+	return NULL;
+}
+
+/* Ranges of a, paired with b's where they match (HugeTLB ranges folio by
+ * folio: in_a, in_b say which group a range is in, 0 for none). */
 static struct mmc_error *diff_ranges_of_a(struct dctx *c, const struct mmc_snapshot *a,
-					  const struct mmc_snapshot *b, bool *pg_seen)
+					  const struct mmc_snapshot *b, bool *pg_seen,
+					  size_t *in_a, size_t *in_b)
 {
 	struct mmc_diff_result *res = c->res;
 	size_t npa = mmc_snapshot_npgmaps(a);
@@ -160,11 +313,33 @@ static struct mmc_error *diff_ranges_of_a(struct dctx *c, const struct mmc_snaps
 		int64_t j = find_range(b, a, ra);
 		const struct mmc_srange *rb;
 
+		if (ra->kind == MMC_RANGE_HUGETLB && in_a[i])
+			continue;	/* in an earlier range's group */
 		c->ri = res->nranges++;
 		dr->start_pfn = ra->start_pfn;
 		dr->end_pfn = ra->end_pfn;
 		dr->a_index = (int64_t)i;
 		dr->b_index = j;
+		if (ra->kind == MMC_RANGE_HUGETLB) {
+			uint64_t lo, hi;
+
+			huge_group(c, i, in_a, in_b, &lo, &hi);
+			dr->start_pfn = lo;
+			dr->end_pfn = hi;
+			dr->b_index = -1;
+			for (size_t k = 0; k < mmc_snapshot_nranges(b) && dr->b_index < 0; k++)
+				if (in_b[k] == i + 1)
+					dr->b_index = (int64_t)k;
+			if (dr->b_index < 0) {
+				unmatched(c, dr, true, !res->discovery_incomplete[1]);
+				continue;
+			}
+			err = diff_huge_group(c, dr, i, in_a, in_b);
+			if (err)
+				return err;
+			range_verdict(c, dr);
+			continue;
+		}
 		if (j < 0) {
 			unmatched(c, dr, true, !res->discovery_incomplete[1]);
 			continue;
@@ -186,7 +361,7 @@ static struct mmc_error *diff_ranges_of_a(struct dctx *c, const struct mmc_snaps
 }
 
 static void diff_ranges_of_b(struct dctx *c, const struct mmc_snapshot *a,
-			     const struct mmc_snapshot *b)
+			     const struct mmc_snapshot *b, const size_t *in_b)
 {
 	struct mmc_diff_result *res = c->res;
 
@@ -194,7 +369,7 @@ static void diff_ranges_of_b(struct dctx *c, const struct mmc_snapshot *a,
 		const struct mmc_srange *rb = mmc_snapshot_range(b, i);
 		struct mmc_diff_range *dr;
 
-		if (find_range(a, b, rb) >= 0)
+		if (rb->kind == MMC_RANGE_HUGETLB ? in_b[i] != 0 : find_range(a, b, rb) >= 0)
 			continue;
 		dr = &res->ranges[res->nranges];
 		c->ri = res->nranges++;
@@ -240,12 +415,15 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 	struct mmc_error *err = NULL;
 	struct dctx *c;
 	bool *pg_seen;
+	size_t *in_a, *in_b;
 
 	*out = NULL;
 	c = calloc(1, sizeof(*c));
 	res = calloc(1, sizeof(*res));
 	pg_seen = calloc(mmc_snapshot_npgmaps(a) + 1, sizeof(*pg_seen));
-	if (!c || !res || !pg_seen)
+	in_a = calloc(na + nb + 1, sizeof(*in_a));
+	in_b = in_a ? in_a + na : NULL;
+	if (!c || !res || !pg_seen || !in_a)
 		goto nomem;
 	res->ranges = calloc(na + nb + 1, sizeof(*res->ranges));
 	if (!res->ranges)
@@ -283,10 +461,10 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 			goto fail;
 	}
 
-	err = diff_ranges_of_a(c, a, b, pg_seen);
+	err = diff_ranges_of_a(c, a, b, pg_seen, in_a, in_b);
 	if (err)
 		goto fail;
-	diff_ranges_of_b(c, a, b);
+	diff_ranges_of_b(c, a, b, in_b);
 	unmatched_pgmaps(c, a, b, pg_seen);
 	diff_hugetlb(c, a, b);
 	diff_hotplug(c, a, b);
@@ -306,6 +484,7 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 	}
 	conclude(c, res);
 	free(pg_seen);
+	free(in_a);
 	diff_pair_free(c);
 	diff_claims_free(c);
 	free(c);
@@ -316,6 +495,7 @@ nomem:
 	err = mmc_error_nomem();
 fail:
 	free(pg_seen);
+	free(in_a);
 	if (c) {
 		diff_pair_free(c);
 		diff_claims_free(c);
@@ -335,6 +515,7 @@ void mmc_diff_result_destroy(struct mmc_diff_result *res)
 	free(res->ranges);
 	free(res->pages);
 	free(res->groups);
+	free(res->placed);
 	if (res->claims) {
 		struct mmc_diff_claims *cl = res->claims;
 
