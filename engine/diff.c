@@ -78,6 +78,7 @@ static struct mmc_error *diff_matched(struct dctx *c, const struct mmc_snapshot 
 
 	diff_names_reset(c);
 	c->list_links = false;
+	c->kind = mmc_snapshot_range(a, (size_t)dr->a_index)->kind;
 	if (c->claims)
 		diff_claims_range(c, dr);
 	err = diff_pages(c, dr, dr->start_pfn, dr->end_pfn, a, (size_t)dr->a_index, b,
@@ -280,6 +281,7 @@ static struct mmc_error *diff_huge_group(struct dctx *c, struct mmc_diff_range *
 		diff_srange(c, mmc_snapshot_range(c->a, w[0].ia), mmc_snapshot_range(c->b, w[0].ib));
 	diff_names_reset(c);
 	c->list_links = c->have_lru;
+	c->kind = MMC_RANGE_HUGETLB;
 	if (c->claims)
 		diff_claims_range(c, dr);
 	for (size_t k = 0; k < nw && !err; k++) {

@@ -48,7 +48,7 @@ static inline bool mmc_verdict_differs(enum mmc_verdict v)
 #define MMC_DIFF_MAX_FIELDS 64
 
 struct mmc_diff_field_count {
-	char name[48];		/* mmc_slot_label() name, or "state", "role",
+	char name[48];		/* mmc_slot_label_of() name, or "state", "role",
 				 * "vmemmap_frame", "vmemmap_writable",
 				 * "flags.zone", "flags.node",
 				 * "flags.PG_xxx" for single flag bits */
@@ -103,6 +103,7 @@ struct mmc_diff_page {
 	uint64_t pfn;
 	size_t range;
 	enum mmc_tail_index tail_index;	/* the base page's kind */
+	uint8_t kind;			/* its range's (enum mmc_range_kind), for names */
 	struct mmc_nrec a, b;
 	uint32_t slot_mask;		/* slots that differ */
 	bool state_differs, role_differs;

@@ -80,6 +80,8 @@ struct dctx {
 	/* per range: a head's lru is its place on a HugeTLB list, not
 	 * compared (mmc_rule_hugetlb_list_word()) */
 	bool list_links;
+	/* per range: its kind (enum mmc_range_kind), which names the words */
+	uint8_t kind;
 	size_t max_pages, max_groups;
 	bool per_page;
 	struct mmc_diff_result *res;

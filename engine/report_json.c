@@ -453,7 +453,8 @@ static void json_diff_page(FILE *out, const struct mmc_layout *layout,
 
 		if (!(p->slot_mask & (1u << s)))
 			continue;
-		mmc_slot_label(layout, s, p->tail_index, label, sizeof(label));
+		mmc_slot_label_of(layout, (enum mmc_range_kind)p->kind, s, p->tail_index, label,
+				  sizeof(label));
 		fprintf(out, "%s{\"offset\":%u,\"field\":", fs ? "" : ",", s * 8);
 		mmc_json_string(out, label);
 		fputs(",\"a\":", out);

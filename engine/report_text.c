@@ -454,7 +454,8 @@ static void diff_page_text(FILE *out, const struct mmc_snapshot *a,
 
 		if (!(p->slot_mask & (1u << s)))
 			continue;
-		mmc_slot_label(layout, s, p->tail_index, label, sizeof(label));
+		mmc_slot_label_of(layout, (enum mmc_range_kind)p->kind, s, p->tail_index, label,
+				  sizeof(label));
 		decoded_slot(a, p, &p->a, s, da, sizeof(da));
 		decoded_slot(b, p, &p->b, s, db, sizeof(db));
 		fprintf(out, "  +%-3u  %-24s  %016" PRIx64 "  %-30s  %016" PRIx64 "  %s\n",
