@@ -166,63 +166,109 @@ static void conclude(const struct dctx *c, struct mmc_diff_result *res)
  * covers is a folio in one image only: placement when the hstate's pools
  * are alike (diff_hugetlb_placement()), else a difference.
  */
-static bool huge_peer(const struct dctx *c, const struct mmc_srange *x,
-		      const struct mmc_srange *y)
+/* A HugeTLB range of either image, for grouping. */
+struct hent {
+	uint64_t start, end;
+	uint32_t owner, order;
+	uint8_t side;		/* 0 a, 1 b */
+	size_t idx;		/* the range's index in its image */
+};
+
+/* The groups: e sorted by hstate, then pfn, so that a group's ranges are
+ * e[first[g] .. end[g]); gid[side][idx] is a range's group + 1 (0: not
+ * HugeTLB); leader[g] the group's lowest a index (SIZE_MAX: none), which
+ * the result range takes, b_first[g] its lowest b index. */
+struct hgroups {
+	struct hent *e;
+	size_t n, ng;
+	size_t *gid[2], *first, *end, *leader, *b_first;
+	uint64_t *hi;
+};
+
+static int hent_cmp(const void *x, const void *y)
 {
-	return x->kind == MMC_RANGE_HUGETLB && y->kind == MMC_RANGE_HUGETLB &&
-	       x->owner == y->owner && huge_order(c->a, x) == huge_order(c->b, y);
+	const struct hent *p = x, *q = y;
+
+	if (p->owner != q->owner)
+		return p->owner < q->owner ? -1 : 1;
+	if (p->order != q->order)
+		return p->order < q->order ? -1 : 1;
+	if (p->start != q->start)
+		return p->start < q->start ? -1 : 1;
+	return p->side < q->side ? -1 : p->side > q->side;
+}
+
+static void hgroups_free(struct hgroups *hg)
+{
+	free(hg->e);
+	free(hg->gid[0]);
+	free(hg->first);
+	free(hg->hi);
+	memset(hg, 0, sizeof(*hg));
+}
+
+/* The ranges of one image do not overlap, so a range starting below the
+ * current group's end overlaps one of the other image's in it. */
+static bool hgroups_build(struct dctx *c, struct hgroups *hg)
+{
+	size_t na = mmc_snapshot_nranges(c->a), nb = mmc_snapshot_nranges(c->b), n = 0;
+	uint64_t hi = 0;
+
+	memset(hg, 0, sizeof(*hg));
+	hg->e = calloc(na + nb + 1, sizeof(*hg->e));
+	hg->gid[0] = calloc(na + nb + 1, sizeof(size_t));
+	hg->first = calloc(5 * (na + nb + 1), sizeof(size_t));
+	hg->hi = calloc(na + nb + 1, sizeof(uint64_t));
+	if (!hg->e || !hg->gid[0] || !hg->first || !hg->hi) {
+		hgroups_free(hg);
+		return false;
+	}
+	hg->gid[1] = hg->gid[0] + na;
+	hg->end = hg->first + (na + nb + 1);
+	hg->leader = hg->end + (na + nb + 1);
+	hg->b_first = hg->leader + (na + nb + 1);
+	for (int side = 0; side < 2; side++) {
+		const struct mmc_snapshot *s = side ? c->b : c->a;
+
+		for (size_t i = 0; i < mmc_snapshot_nranges(s); i++) {
+			const struct mmc_srange *r = mmc_snapshot_range(s, i);
+
+			if (r->kind == MMC_RANGE_HUGETLB)
+				hg->e[n++] = (struct hent){ r->start_pfn, r->end_pfn, r->owner,
+							    huge_order(s, r), (uint8_t)side, i };
+		}
+	}
+	qsort(hg->e, n, sizeof(*hg->e), hent_cmp);
+	hg->n = n;
+	for (size_t k = 0; k < n; k++) {
+		const struct hent *x = &hg->e[k];
+		size_t g;
+
+		if (!k || x->owner != hg->e[k - 1].owner || x->order != hg->e[k - 1].order ||
+		    x->start >= hi) {
+			g = hg->ng++;
+			hg->first[g] = k;
+			hg->leader[g] = hg->b_first[g] = SIZE_MAX;
+			hi = x->end;
+		} else {
+			g = hg->ng - 1;
+			hi = x->end > hi ? x->end : hi;
+		}
+		hg->end[g] = k + 1;
+		hg->hi[g] = hi;
+		hg->gid[x->side][x->idx] = g + 1;
+		if (x->side == 0 && x->idx < hg->leader[g])
+			hg->leader[g] = x->idx;
+		if (x->side == 1 && x->idx < hg->b_first[g])
+			hg->b_first[g] = x->idx;
+	}
+	return true;
 }
 
 struct hwin {
 	uint64_t lo, hi;
 	size_t ia, ib;
 };
-
-static int hwin_cmp(const void *x, const void *y)
-{
-	const struct hwin *p = x, *q = y;
-
-	return p->lo < q->lo ? -1 : p->lo > q->lo;
-}
-
-/* The ranges of a's HugeTLB range i's group: in_a/in_b set (to i + 1),
- * its pfns [*lo, *hi). */
-static void huge_group(struct dctx *c, size_t i, size_t *in_a, size_t *in_b, uint64_t *lo,
-		       uint64_t *hi)
-{
-	size_t na = mmc_snapshot_nranges(c->a), nb = mmc_snapshot_nranges(c->b);
-	const struct mmc_srange *ri = mmc_snapshot_range(c->a, i);
-	bool grew = true;
-
-	*lo = ri->start_pfn;
-	*hi = ri->end_pfn;
-	in_a[i] = i + 1;
-	while (grew) {
-		grew = false;
-		for (size_t j = 0; j < nb; j++) {
-			const struct mmc_srange *r = mmc_snapshot_range(c->b, j);
-
-			if (in_b[j] || !huge_peer(c, ri, r) || r->end_pfn <= *lo || r->start_pfn >= *hi)
-				continue;
-			in_b[j] = i + 1;
-			*lo = r->start_pfn < *lo ? r->start_pfn : *lo;
-			*hi = r->end_pfn > *hi ? r->end_pfn : *hi;
-			grew = true;
-		}
-		for (size_t k = 0; k < na; k++) {
-			const struct mmc_srange *r = mmc_snapshot_range(c->a, k);
-
-			if (in_a[k] || r->kind != MMC_RANGE_HUGETLB || r->owner != ri->owner ||
-			    huge_order(c->a, r) != huge_order(c->a, ri) || r->end_pfn <= *lo ||
-			    r->start_pfn >= *hi)
-				continue;
-			in_a[k] = i + 1;
-			*lo = r->start_pfn < *lo ? r->start_pfn : *lo;
-			*hi = r->end_pfn > *hi ? r->end_pfn : *hi;
-			grew = true;
-		}
-	}
-}
 
 /* Pages of the group's folios in one image only: placement or difference. */
 static void huge_only(struct dctx *c, struct mmc_diff_range *dr, uint32_t hstate,
@@ -246,37 +292,40 @@ static void huge_only(struct dctx *c, struct mmc_diff_range *dr, uint32_t hstate
 		diff_add_field(dr, "(range only in b)", only_b);
 }
 
-/* The group of a's HugeTLB range i, which some range of b overlaps. */
-static struct mmc_error *diff_huge_group(struct dctx *c, struct mmc_diff_range *dr, size_t i,
-					 const size_t *in_a, const size_t *in_b)
+/* Group g, which has ranges in both images: the pfns both cover compared
+ * window by window, in pfn order, the others placed or differing. */
+static struct mmc_error *diff_huge_group(struct dctx *c, struct mmc_diff_range *dr,
+					 const struct hgroups *hg, size_t g)
 {
-	size_t na = mmc_snapshot_nranges(c->a), nb = mmc_snapshot_nranges(c->b), nw = 0;
+	const struct hent *e = hg->e + hg->first[g];
+	size_t m = hg->end[g] - hg->first[g], nw = 0, ka, kb;
 	uint64_t pages_a = 0, pages_b = 0, both = 0;
 	struct mmc_error *err = NULL;
-	struct hwin *w = calloc(na + nb + 1, sizeof(*w));
+	struct hwin *w = calloc(m + 1, sizeof(*w));
 
 	if (!w)
 		return mmc_error_nomem();
-	for (size_t k = 0; k < na; k++) {
-		const struct mmc_srange *x = mmc_snapshot_range(c->a, k);
+	for (size_t k = 0; k < m; k++)
+		*(e[k].side ? &pages_b : &pages_a) += e[k].end - e[k].start;
+	/* both sides' ranges in pfn order: their intersections, two pointers */
+	for (ka = 0; ka < m && e[ka].side != 0; ka++)
+		;
+	for (kb = 0; kb < m && e[kb].side != 1; kb++)
+		;
+	while (ka < m && kb < m) {
+		uint64_t lo = e[ka].start > e[kb].start ? e[ka].start : e[kb].start;
+		uint64_t hi = e[ka].end < e[kb].end ? e[ka].end : e[kb].end;
+		bool next_a = e[ka].end <= e[kb].end;
 
-		if (in_a[k] != i + 1)
-			continue;
-		pages_a += x->end_pfn - x->start_pfn;
-		for (size_t j = 0; j < nb; j++) {
-			const struct mmc_srange *y = mmc_snapshot_range(c->b, j);
-			uint64_t lo = x->start_pfn > y->start_pfn ? x->start_pfn : y->start_pfn;
-			uint64_t hi = x->end_pfn < y->end_pfn ? x->end_pfn : y->end_pfn;
-
-			if (in_b[j] == i + 1 && lo < hi && nw < na + nb + 1)
-				w[nw++] = (struct hwin){ lo, hi, k, j };
-		}
+		if (lo < hi && nw < m)
+			w[nw++] = (struct hwin){ lo, hi, e[ka].idx, e[kb].idx };
+		if (next_a)
+			for (ka++; ka < m && e[ka].side != 0; ka++)
+				;
+		else
+			for (kb++; kb < m && e[kb].side != 1; kb++)
+				;
 	}
-	for (size_t j = 0; j < nb; j++)
-		if (in_b[j] == i + 1)
-			pages_b += mmc_snapshot_range(c->b, j)->end_pfn -
-				   mmc_snapshot_range(c->b, j)->start_pfn;
-	qsort(w, nw, sizeof(*w), hwin_cmp);
 	if (nw == 1 && w[0].lo == dr->start_pfn && w[0].hi == dr->end_pfn)
 		diff_srange(c, mmc_snapshot_range(c->a, w[0].ia), mmc_snapshot_range(c->b, w[0].ib));
 	diff_names_reset(c);
@@ -294,16 +343,16 @@ static struct mmc_error *diff_huge_group(struct dctx *c, struct mmc_diff_range *
 	free(w);
 	if (err)
 		return err;
-	huge_only(c, dr, mmc_snapshot_range(c->a, i)->owner, pages_a - both, pages_b - both);
+	huge_only(c, dr, e[0].owner, pages_a - both, pages_b - both);
 	diff_flush_fields(c, dr);
 	return NULL;
 }
 
 /* Ranges of a, paired with b's where they match (HugeTLB ranges folio by
- * folio: in_a, in_b say which group a range is in, 0 for none). */
+ * folio, by their groups hg). */
 static struct mmc_error *diff_ranges_of_a(struct dctx *c, const struct mmc_snapshot *a,
 					  const struct mmc_snapshot *b, bool *pg_seen,
-					  size_t *in_a, size_t *in_b)
+					  const struct hgroups *hg)
 {
 	struct mmc_diff_result *res = c->res;
 	size_t npa = mmc_snapshot_npgmaps(a);
@@ -315,28 +364,24 @@ static struct mmc_error *diff_ranges_of_a(struct dctx *c, const struct mmc_snaps
 		int64_t j = find_range(b, a, ra);
 		const struct mmc_srange *rb;
 
-		if (ra->kind == MMC_RANGE_HUGETLB && in_a[i])
-			continue;	/* in an earlier range's group */
+		size_t g = ra->kind == MMC_RANGE_HUGETLB && hg->gid[0][i] ? hg->gid[0][i] - 1 : SIZE_MAX;
+
+		if (g != SIZE_MAX && hg->leader[g] != i)
+			continue;	/* in a group an earlier range of a leads */
 		c->ri = res->nranges++;
 		dr->start_pfn = ra->start_pfn;
 		dr->end_pfn = ra->end_pfn;
 		dr->a_index = (int64_t)i;
 		dr->b_index = j;
-		if (ra->kind == MMC_RANGE_HUGETLB) {
-			uint64_t lo, hi;
-
-			huge_group(c, i, in_a, in_b, &lo, &hi);
-			dr->start_pfn = lo;
-			dr->end_pfn = hi;
-			dr->b_index = -1;
-			for (size_t k = 0; k < mmc_snapshot_nranges(b) && dr->b_index < 0; k++)
-				if (in_b[k] == i + 1)
-					dr->b_index = (int64_t)k;
+		if (g != SIZE_MAX) {
+			dr->start_pfn = hg->e[hg->first[g]].start;
+			dr->end_pfn = hg->hi[g];
+			dr->b_index = hg->b_first[g] == SIZE_MAX ? -1 : (int64_t)hg->b_first[g];
 			if (dr->b_index < 0) {
 				unmatched(c, dr, true, !res->discovery_incomplete[1]);
 				continue;
 			}
-			err = diff_huge_group(c, dr, i, in_a, in_b);
+			err = diff_huge_group(c, dr, hg, g);
 			if (err)
 				return err;
 			range_verdict(c, dr);
@@ -363,7 +408,7 @@ static struct mmc_error *diff_ranges_of_a(struct dctx *c, const struct mmc_snaps
 }
 
 static void diff_ranges_of_b(struct dctx *c, const struct mmc_snapshot *a,
-			     const struct mmc_snapshot *b, const size_t *in_b)
+			     const struct mmc_snapshot *b, const struct hgroups *hg)
 {
 	struct mmc_diff_result *res = c->res;
 
@@ -371,8 +416,10 @@ static void diff_ranges_of_b(struct dctx *c, const struct mmc_snapshot *a,
 		const struct mmc_srange *rb = mmc_snapshot_range(b, i);
 		struct mmc_diff_range *dr;
 
-		if (rb->kind == MMC_RANGE_HUGETLB ? in_b[i] != 0 : find_range(a, b, rb) >= 0)
-			continue;
+		size_t g = rb->kind == MMC_RANGE_HUGETLB && hg->gid[1][i] ? hg->gid[1][i] - 1 : SIZE_MAX;
+
+		if (g != SIZE_MAX ? hg->leader[g] != SIZE_MAX : find_range(a, b, rb) >= 0)
+			continue;	/* compared with a's (HugeTLB: in a's group) */
 		dr = &res->ranges[res->nranges];
 		c->ri = res->nranges++;
 		dr->start_pfn = rb->start_pfn;
@@ -417,15 +464,13 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 	struct mmc_error *err = NULL;
 	struct dctx *c;
 	bool *pg_seen;
-	size_t *in_a, *in_b;
+	struct hgroups hg = { 0 };
 
 	*out = NULL;
 	c = calloc(1, sizeof(*c));
 	res = calloc(1, sizeof(*res));
 	pg_seen = calloc(mmc_snapshot_npgmaps(a) + 1, sizeof(*pg_seen));
-	in_a = calloc(na + nb + 1, sizeof(*in_a));
-	in_b = in_a ? in_a + na : NULL;
-	if (!c || !res || !pg_seen || !in_a)
+	if (!c || !res || !pg_seen)
 		goto nomem;
 	res->ranges = calloc(na + nb + 1, sizeof(*res->ranges));
 	if (!res->ranges)
@@ -463,10 +508,12 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 			goto fail;
 	}
 
-	err = diff_ranges_of_a(c, a, b, pg_seen, in_a, in_b);
+	if (!hgroups_build(c, &hg))
+		goto nomem;
+	err = diff_ranges_of_a(c, a, b, pg_seen, &hg);
 	if (err)
 		goto fail;
-	diff_ranges_of_b(c, a, b, in_b);
+	diff_ranges_of_b(c, a, b, &hg);
 	unmatched_pgmaps(c, a, b, pg_seen);
 	diff_hugetlb(c, a, b);
 	diff_hotplug(c, a, b);
@@ -486,7 +533,7 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 	}
 	conclude(c, res);
 	free(pg_seen);
-	free(in_a);
+	hgroups_free(&hg);
 	diff_pair_free(c);
 	diff_claims_free(c);
 	free(c);
@@ -497,7 +544,7 @@ nomem:
 	err = mmc_error_nomem();
 fail:
 	free(pg_seen);
-	free(in_a);
+	hgroups_free(&hg);
 	if (c) {
 		diff_pair_free(c);
 		diff_claims_free(c);

@@ -232,6 +232,8 @@ static void test_placement(void)
 		  "no folio at the same pfn (ranges apart), pools alike: all placed, no difference; nothing compared, so incomplete" },
 		{ { 0x03, NONE }, { 0x12, NONE }, true, 0, 0, MMC_IDENTICAL,
 		  "folio 1 at the same pfn, folio 0 of a at slot 4 in b, a range of its own there: 1 compared, 2 placed, identical" },
+		{ { 0x1b, NONE }, { 0x4e, NONE }, true, 0, 0, MMC_IDENTICAL,
+		  "a's ranges at slots 0-1 and 3-4, b's at 1-3 and 6: one group over 0-4 (folios 1 and 3 compared), 4 placed, identical" },
 		{ { 0x0f, NONE }, { 0x1e, .active = 0x10, .private_slot = -1, .ro_slot = -1 }, false, 0, 0,
 		  MMC_DIFFERENT,
 		  "the moved folio active in b (free counts differ): a difference, not placement" },
