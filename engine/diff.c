@@ -165,8 +165,9 @@ static void conclude(const struct dctx *c, struct mmc_diff_result *res)
  * (heads are aligned to the order), compared page by page; a pfn only one
  * covers is a folio in one image only: placement when the hstate's pools
  * are alike (diff_hugetlb_placement()), else a difference.
+ *
+ * A HugeTLB range of either image, for grouping:
  */
-/* A HugeTLB range of either image, for grouping. */
 struct hent {
 	uint64_t start, end;
 	uint32_t owner, order;

@@ -4,11 +4,11 @@
  * (start_pfn, end_pfn); pgmaps by the ranges they own.  HugeTLB ranges
  * pair folio by folio: the pfns both images' ranges of one hstate cover
  * are compared, a folio at a pfn in one image only is placement when its
- * hstate's pools are alike (doc/DESIGN.md "HugeTLB placement"), else a
- * difference.  Pages compared where
- * both are MMC_PS_READ; any page unreadable/unmapped on either side makes the
- * verdict at best INCOMPLETE (never "identical"); NOT_INIT pages (altmap
- * reserve) are counted and reported, not compared.
+ * hstate's pools are alike (doc/DESIGN.md, "Diff: what compares"), else a
+ * difference.  Pages compared where both are MMC_PS_READ; any page
+ * unreadable/unmapped on either side makes the verdict at best INCOMPLETE
+ * (never "identical"); NOT_INIT pages (altmap reserve) are counted and
+ * reported, not compared.
  *
  * "identical" needs at least one compared page and a complete discovery on
  * both sides.  Two images without any ZONE_DEVICE range are INCOMPLETE
