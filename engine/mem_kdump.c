@@ -28,8 +28,8 @@
 
 struct mem_kdump {
 	kdump_ctx_t *ctx;
-	/* the cache could not be remade after a failed read (below) */
-	bool cache_unsafe;
+	/* ctx failed a read and could not be made anew (kdump_reopen()) */
+	bool ctx_unsafe;
 	/* kdump_open_fd() failed on ctx: it is abandoned, not freed (below) */
 	bool open_failed;
 	int fd;
@@ -40,6 +40,10 @@ struct mem_kdump {
 	struct mmc_dump_damage *damage;
 	addrxlat_ctx_t *axctx;	/* to find the physical pages of a kernel */
 	addrxlat_sys_t *axsys;	/* virtual read when there is damage */
+	/* kdump-compressed: the pfns the file holds (libkdumpfile's
+	 * file.pagemap, the page descriptors' map), below max_pfn */
+	kdump_bmp_t *held;
+	uint64_t max_pfn;
 };
 
 /*
@@ -58,32 +62,21 @@ static bool xlat_is_nodata(const char *msg)
 /*
  * libkdumpfile up to 0.5.4 (Debian 12 ships 0.5.1): a page read that
  * fails puts its cache entry into the cache's unused partition, and a
- * later hit on a ghost probe entry then reuses that entry without a data
+ * later hit on a ghost probe entry then reuses an entry without a data
  * buffer: kdump_read() memmoves the page to or from NULL (SIGSEGV).
  * Upstream e63dab4 ("cache: Get data buffer before adjusting ghost
- * partition size", 2024-01-10) fixes it after every release.  Any read of
- * a page makedumpfile filtered out fails that way, and a walk reads such
- * pages among others (tests/kdump-cache.t replays a sequence that
- * crashed).  A cache made anew has no unused partition: remake it after
- * every failed read.  Setting "cache.size" to a new value is what remakes
- * it (its post-set hook; the same value skips the hook), so go through
- * one other size.
+ * partition size", 2024-01-10) fixes it after every release.  A walk
+ * reads pages makedumpfile filtered out among good ones all the time
+ * (tests/kdump-cache.t replays such a sequence, which crashed).
+ *
+ * So no read of a page the file does not hold goes to libkdumpfile
+ * (kdump_held()), and a context that failed a read anyway (a page table
+ * the file lacks, data that does not decompress) is replaced by a new one
+ * (kdump_reopen()).  Remaking only its cache is not enough: libaddrxlat
+ * keeps pointers into cached pages of the old one.
  */
-static struct mmc_error *kdump_cache_renew(struct mem_kdump *kd)
-{
-	kdump_status st;
-
-	st = kdump_set_number_attr(kd->ctx, "cache.size", KDUMP_CACHE_PAGES + 1);
-	if (st == KDUMP_OK)
-		st = kdump_set_number_attr(kd->ctx, "cache.size", KDUMP_CACHE_PAGES);
-	if (st == KDUMP_OK)
-		return NULL;
-	kd->cache_unsafe = true;
-	return mmc_error_create(MMC_ERR_INTERNAL, kd->path,
-				"libkdumpfile's page cache cannot be remade after a failed read (cache.size: %s); reading on could crash libkdumpfile 0.5.x",
-				kdump_get_err(kd->ctx) ? kdump_get_err(kd->ctx) :
-							 kdump_strerror(st));
-}
+static struct mmc_error *kdump_reopen(struct mem_kdump *kd);
+static void kdump_ctx_drop(struct mem_kdump *kd);
 
 static struct mmc_error *kdump_read_error(struct mem_kdump *kd, kdump_status st,
 					  uint64_t at)
@@ -110,14 +103,14 @@ static struct mmc_error *kdump_read_raw(struct mem_kdump *kd, kdump_addrspace_t 
 					uint64_t addr, void *buf, size_t len,
 					size_t *done)
 {
-	struct mmc_error *err, *renew;
+	struct mmc_error *err, *reopen;
 	kdump_status st;
 	size_t n = len;
 
 	*done = 0;
-	if (kd->cache_unsafe)
+	if (kd->ctx_unsafe)
 		return mmc_error_create(MMC_ERR_INTERNAL, kd->path,
-					"libkdumpfile's page cache could not be remade after a failed read: no more reads");
+					"libkdumpfile could not open the dump again after a failed read: no more reads");
 	st = kdump_read(kd->ctx, as, addr, buf, &n);
 	if (st == KDUMP_OK) {
 		*done = len;
@@ -128,12 +121,46 @@ static struct mmc_error *kdump_read_raw(struct mem_kdump *kd, kdump_addrspace_t 
 		n = 0;
 	*done = n;
 	err = kdump_read_error(kd, st, addr + n);
-	renew = kdump_cache_renew(kd);
-	if (renew) {
+	reopen = kdump_reopen(kd);
+	if (reopen) {
 		mmc_error_destroy(err);
-		return renew;
+		return reopen;
 	}
 	return err;
+}
+
+/*
+ * How many bytes of the physical [addr, addr + len) the file holds, from
+ * addr on (len: all), and when not all, the error for the first byte it
+ * does not hold, in libkdumpfile's words.
+ */
+static uint64_t kdump_held(struct mem_kdump *kd, uint64_t addr, uint64_t len,
+			   uint64_t report_addr, struct mmc_error **err)
+{
+	const uint64_t ps = 4096;
+	kdump_addr_t pfn = addr / ps, last = (addr + len - 1) / ps;
+	uint64_t good;
+	const char *why = "Excluded page";
+
+	*err = NULL;
+	if (!kd->held || !len)
+		return len;
+	if (pfn >= kd->max_pfn) {
+		why = "Out-of-bounds PFN";
+	} else {
+		if (kdump_bmp_find_clear(kd->held, &pfn) != KDUMP_OK)
+			/* cannot tell: let libkdumpfile read it */
+			return len;
+		if (pfn > last)
+			return len;
+		if (pfn >= kd->max_pfn)
+			why = "Out-of-bounds PFN";
+	}
+	good = pfn * ps > addr ? pfn * ps - addr : 0;
+	*err = mmc_error_nodata(kd->path, report_addr + good, MMC_UR_ABSENT,
+				"kdump_read(0x%llx): %s",
+				(unsigned long long)(report_addr + good), why);
+	return good;
 }
 
 static struct mmc_error *damaged(struct mem_kdump *kd, uint64_t addr,
@@ -155,14 +182,23 @@ static struct mmc_error *kdump_read_phys(struct mem_kdump *kd, uint64_t addr,
 					 void *buf, size_t len, size_t *done,
 					 uint64_t report_addr)
 {
-	struct mmc_error *err;
-	uint64_t good = 0;
+	struct mmc_error *err, *absent;
+	uint64_t good = 0, held;
 	uint8_t reason = 0;
 	size_t n = 0;
 
-	if (!mmc_dump_damage_find(kd->damage, addr, len, &good, &reason))
-		return kdump_read_raw(kd, KDUMP_KPHYSADDR, addr, buf, len, done);
 	*done = 0;
+	held = kdump_held(kd, addr, len, report_addr, &absent);
+	if (!mmc_dump_damage_find(kd->damage, addr, held, &good, &reason)) {
+		err = held ? kdump_read_raw(kd, KDUMP_KPHYSADDR, addr, buf, (size_t)held, done)
+			   : NULL;
+		if (err) {
+			mmc_error_destroy(absent);
+			return err;
+		}
+		return absent;
+	}
+	mmc_error_destroy(absent);
 	if (good) {
 		err = kdump_read_raw(kd, KDUMP_KPHYSADDR, addr, buf, (size_t)good, &n);
 		*done = n;
@@ -214,10 +250,8 @@ static struct mmc_error *mem_kdump_read(void *priv, enum mmc_space space,
 {
 	struct mem_kdump *kd = priv;
 
-	if (!kd->damage)
-		return kdump_read_raw(kd, space == MMC_PHYSADDR ? KDUMP_KPHYSADDR :
-								  KDUMP_KVADDR,
-				      addr, buf, len, done);
+	if (!kd->damage && space != MMC_PHYSADDR)
+		return kdump_read_raw(kd, KDUMP_KVADDR, addr, buf, len, done);
 	if (space == MMC_PHYSADDR)
 		return kdump_read_phys(kd, addr, buf, len, done, addr);
 	return kdump_read_virt(kd, addr, buf, len, done);
@@ -250,17 +284,12 @@ static void mem_kdump_destroy(void *priv)
 
 	if (!kd)
 		return;
+	kdump_ctx_drop(kd);
 	if (kd->reader) {
-		kdump_ctx_release(kd->ctx, kd->open_failed);
 		free(kd);
 		return;
 	}
-	if (kd->axctx)
-		addrxlat_ctx_decref(kd->axctx);
-	if (kd->axsys)
-		addrxlat_sys_decref(kd->axsys);
 	mmc_dump_damage_destroy(kd->damage);
-	kdump_ctx_release(kd->ctx, kd->open_failed);
 	if (kd->fd >= 0)
 		close(kd->fd);
 	free(kd);
@@ -296,17 +325,121 @@ static struct mmc_error *kdump_set_mmap(struct mem_kdump *kd)
 	return NULL;
 }
 
-static struct mmc_error *kdump_set_cache(struct mem_kdump *kd)
-{
-	kdump_status st = kdump_set_number_attr(kd->ctx, "cache.size",
-						KDUMP_CACHE_PAGES);
+static struct mmc_error *kdump_setup_arch(struct mem_kdump *kd);
 
+/* The pfns a kdump-compressed file holds, so that no other is read (above). */
+static struct mmc_error *kdump_get_held(struct mem_kdump *kd)
+{
+	kdump_attr_t attr = { .type = KDUMP_BITMAP };
+	const char *format = NULL;
+	kdump_num_t max_pfn;
+	kdump_status st;
+
+	if (kdump_get_string_attr(kd->ctx, KDUMP_ATTR_FILE_FORMAT, &format) != KDUMP_OK ||
+	    !format || strcmp(format, "diskdump"))
+		return NULL;
+	st = kdump_get_number_attr(kd->ctx, "max_pfn", &max_pfn);
 	if (st != KDUMP_OK)
-		return kdump_fail(kd->ctx, kd->path, "kdump_set_number_attr(cache.size)", st);
-	return kdump_set_mmap(kd);
+		return kdump_fail(kd->ctx, kd->path, "kdump_get_number_attr(max_pfn)", st);
+	st = kdump_get_typed_attr(kd->ctx, KDUMP_ATTR_FILE_PAGEMAP, &attr);
+	if (st != KDUMP_OK)
+		return kdump_fail(kd->ctx, kd->path, "kdump_get_typed_attr(file.pagemap)", st);
+	kd->held = attr.val.bitmap;
+	kdump_bmp_incref(kd->held);
+	kd->max_pfn = max_pfn;
+	return NULL;
 }
 
-static struct mmc_error *kdump_setup_arch(struct mem_kdump *kd);
+/*
+ * A new libkdumpfile context over kd->fd in kd->ctx, set up for reading:
+ * the first reader, a second one and one made anew alike.  On an error
+ * what was made is in kd (kdump_ctx_drop()); *open_st is kdump_open_fd()'s
+ * status when that failed.
+ */
+static struct mmc_error *kdump_ctx_open(struct mem_kdump *kd, kdump_status *open_st)
+{
+	struct mmc_error *err;
+	kdump_status st;
+
+	*open_st = KDUMP_OK;
+	kd->ctx = kdump_new();
+	if (!kd->ctx)
+		return mmc_error_nomem();
+	/* before the open: a context whose open fails is abandoned
+	 * (kdump_ctx_release()), and the default cache is 4 MiB of it */
+	st = kdump_set_number_attr(kd->ctx, "cache.size", KDUMP_CACHE_PAGES);
+	if (st != KDUMP_OK)
+		return kdump_fail(kd->ctx, kd->path, "kdump_set_number_attr(cache.size)", st);
+	st = kdump_open_fd(kd->ctx, kd->fd);
+	if (st != KDUMP_OK) {
+		kd->open_failed = true;
+		*open_st = st;
+		return kdump_fail(kd->ctx, kd->path, "kdump_open_fd", st);
+	}
+	err = kdump_set_mmap(kd);
+	if (!err)
+		err = kdump_setup_arch(kd);
+	/* even physical reads go through libkdumpfile's translation */
+	if (!err && (st = kdump_set_string_attr(kd->ctx, KDUMP_ATTR_OSTYPE,
+						"linux")) != KDUMP_OK)
+		err = kdump_fail(kd->ctx, kd->path,
+				 "kdump_set_string_attr(addrxlat.ostype)", st);
+	/*
+	 * libkdumpfile sets up translation lazily and, when that fails
+	 * (VMCOREINFO missing, or too old to tell 4- from 5-level paging),
+	 * fails every later read, physical ones too.  Say so once, here.
+	 * A second reader reads physical memory only.
+	 */
+	if (!err && !kd->reader &&
+	    (st = kdump_get_addrxlat(kd->ctx, kd->damage ? &kd->axctx : NULL,
+				     kd->damage ? &kd->axsys : NULL)) != KDUMP_OK)
+		err = kdump_fail(kd->ctx, kd->path,
+				 "address translation setup (is VMCOREINFO missing or incomplete?)",
+				 st);
+	if (!err)
+		err = kdump_get_held(kd);
+	return err;
+}
+
+/* Release what kdump_ctx_open() made. */
+static void kdump_ctx_drop(struct mem_kdump *kd)
+{
+	if (kd->held)
+		kdump_bmp_decref(kd->held);
+	if (kd->axctx)
+		addrxlat_ctx_decref(kd->axctx);
+	if (kd->axsys)
+		addrxlat_sys_decref(kd->axsys);
+	kdump_ctx_release(kd->ctx, kd->open_failed);
+	kd->held = NULL;
+	kd->axctx = NULL;
+	kd->axsys = NULL;
+	kd->ctx = NULL;
+	kd->open_failed = false;
+}
+
+static struct mmc_error *kdump_reopen(struct mem_kdump *kd)
+{
+	struct mem_kdump fresh = {
+		.fd = kd->fd, .reader = kd->reader, .path = kd->path,
+		.damage = kd->damage,
+	};
+	kdump_status open_st;
+	struct mmc_error *err = kdump_ctx_open(&fresh, &open_st);
+
+	if (err) {
+		kdump_ctx_drop(&fresh);
+		kd->ctx_unsafe = true;
+		return mmc_error_prefix(err, "opening the dump again after a failed read: ");
+	}
+	kdump_ctx_drop(kd);
+	kd->ctx = fresh.ctx;
+	kd->axctx = fresh.axctx;
+	kd->axsys = fresh.axsys;
+	kd->held = fresh.held;
+	kd->max_pfn = fresh.max_pfn;
+	return NULL;
+}
 
 /*
  * A second reader for another thread: its own libkdumpfile context (they
@@ -317,8 +450,8 @@ static struct mmc_error *kdump_setup_arch(struct mem_kdump *kd);
 static struct mmc_error *mem_kdump_reader(void *priv, void **out)
 {
 	struct mem_kdump *src = priv, *kd;
-	struct mmc_error *err = NULL;
-	kdump_status st;
+	struct mmc_error *err;
+	kdump_status open_st;
 
 	*out = NULL;
 	kd = calloc(1, sizeof(*kd));
@@ -328,33 +461,11 @@ static struct mmc_error *mem_kdump_reader(void *priv, void **out)
 	kd->fd = src->fd;
 	kd->path = src->path;
 	kd->damage = src->damage;
-	kd->ctx = kdump_new();
-	if (!kd->ctx) {
-		free(kd);
-		return mmc_error_nomem();
-	}
-	st = kdump_set_number_attr(kd->ctx, "cache.size", KDUMP_CACHE_PAGES);
-	if (st == KDUMP_OK)
-		st = kdump_open_fd(kd->ctx, kd->fd);
-	if (st != KDUMP_OK) {
-		err = kdump_fail(kd->ctx, kd->path, "kdump_open_fd (second reader)", st);
-		kd->open_failed = true;
-	}
-	if (!err)
-		err = kdump_set_cache(kd);
-	if (!err)
-		err = kdump_setup_arch(kd);
-	/* even physical reads go through libkdumpfile's translation */
-	if (!err && (st = kdump_set_string_attr(kd->ctx, KDUMP_ATTR_OSTYPE,
-						"linux")) != KDUMP_OK)
-		err = kdump_fail(kd->ctx, kd->path,
-				 "kdump_set_string_attr(addrxlat.ostype)", st);
-	if (!err)
-		err = kdump_cache_renew(kd);
+	err = kdump_ctx_open(kd, &open_st);
 	if (err) {
-		kdump_ctx_release(kd->ctx, kd->open_failed);
+		kdump_ctx_drop(kd);
 		free(kd);
-		return err;
+		return mmc_error_prefix(err, "second reader: ");
 	}
 	*out = kd;
 	return NULL;
@@ -439,37 +550,13 @@ static struct mmc_error *kdump_setup(struct mem_kdump *kd, struct mmc_mem *mem)
 	err = mmc_dump_check(&kd->fd, kd->path, mem, &kd->damage);
 	if (err)
 		return err;
-	/* before the open too: a context whose open fails is abandoned
-	 * (kdump_ctx_release()), and the default cache is 4 MiB of it */
-	st = kdump_set_number_attr(kd->ctx, "cache.size", KDUMP_CACHE_PAGES);
-	if (st != KDUMP_OK)
-		return kdump_fail(kd->ctx, kd->path, "kdump_set_number_attr(cache.size)", st);
-	st = kdump_open_fd(kd->ctx, kd->fd);
-	if (st != KDUMP_OK) {
-		kd->open_failed = true;
+	err = kdump_ctx_open(kd, &st);
+	if (err && st != KDUMP_OK) {
+		mmc_error_destroy(err);
 		return kdump_open_fail(kd, st);
 	}
-	err = kdump_set_cache(kd);
 	if (err)
 		return err;
-	err = kdump_setup_arch(kd);
-	if (err)
-		return err;
-	st = kdump_set_string_attr(kd->ctx, KDUMP_ATTR_OSTYPE, "linux");
-	if (st != KDUMP_OK)
-		return kdump_fail(kd->ctx, kd->path,
-				  "kdump_set_string_attr(addrxlat.ostype)", st);
-	/*
-	 * libkdumpfile sets up translation lazily and, when that fails
-	 * (VMCOREINFO missing, or too old to tell 4- from 5-level paging),
-	 * fails every later read, physical ones too.  Say so once, here.
-	 */
-	st = kdump_get_addrxlat(kd->ctx, kd->damage ? &kd->axctx : NULL,
-				kd->damage ? &kd->axsys : NULL);
-	if (st != KDUMP_OK)
-		return kdump_fail(kd->ctx, kd->path,
-				  "address translation setup (is VMCOREINFO missing or incomplete?)",
-				  st);
 
 	st = kdump_get_number_attr(kd->ctx, KDUMP_ATTR_PAGE_SIZE, &page_size);
 	if (st != KDUMP_OK)
@@ -487,8 +574,7 @@ static struct mmc_error *kdump_setup(struct mem_kdump *kd, struct mmc_mem *mem)
 		mem->vmcoreinfo = raw;
 	else if (st != KDUMP_ERR_NODATA && st != KDUMP_ERR_NOKEY)
 		return kdump_fail(kd->ctx, kd->path, "kdump_vmcoreinfo_raw", st);
-	/* setting up translation may have read pages that failed */
-	return kdump_cache_renew(kd);
+	return NULL;
 }
 
 struct mmc_error *mmc_mem_open_kdump(const char *path, struct mmc_mem **out)
@@ -503,11 +589,6 @@ struct mmc_error *mmc_mem_open_kdump(const char *path, struct mmc_mem **out)
 	err = mmc_mem_open_file(&mem_kdump_ops, kd, path, &kd->fd, &kd->path, &mem);
 	if (err)
 		return err;
-	kd->ctx = kdump_new();
-	if (!kd->ctx) {
-		err = mmc_error_nomem();
-		goto out_destroy;
-	}
 	err = kdump_setup(kd, mem);
 	if (err && mem->nnotes)
 		/* libkdumpfile tripped over the damage found before it: say it */
