@@ -66,13 +66,17 @@ $(B)/tests/%: tests/unit/%.c $(LIB) $(wildcard tests/unit/*.h)
 FUZZ_TARGETS := snapshot layout decode walk dump patterns open
 FUZZ_REGRESS := $(patsubst %,$(B)/tests/fuzz_%,$(FUZZ_TARGETS))
 
-unit: $(UNIT_BIN) $(B)/tests/mksynth $(FUZZ_REGRESS)
+unit: $(UNIT_BIN) $(B)/tests/mksynth $(B)/tests/kdump_replay $(FUZZ_REGRESS)
 
 $(B)/tests/fuzz_%: fuzz/fuzz_%.c fuzz/standalone.c $(LIB) $(wildcard tests/unit/*.h fuzz/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< fuzz/standalone.c $(LIB) $(DEPS_LIBS) $(LDSAN)
 
 $(B)/tests/mksynth: tests/unit/mksynth.c $(LIB) $(wildcard tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIB) $(DEPS_LIBS) $(LDSAN)
+
+$(B)/tests/kdump_replay: tests/unit/kdump_replay.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIB) $(DEPS_LIBS) $(LDSAN)
 
@@ -140,8 +144,9 @@ check-san:
 # oracle's records (test-vectors/hvo-oracle/).  make check-hvo runs them with
 # the oracle live: scripts/oracle/oracle.py hvo on the cache's full captures
 # and their kernels' vmlinux (drgn), which must give the records, and each
-# trimmed dump against its full capture (MMC_HVO_RECORD=1 writes the records).
-HVO_TESTS := tests/hugetlb.t tests/hvo-lint.t
+# trimmed dump against its full capture (MMC_HVO_RECORD=1 writes the records),
+# and tests/hvo/*.t, which need the cache's full captures and vmlinux (crash 9).
+HVO_TESTS := tests/hugetlb.t tests/hvo-lint.t $(wildcard tests/hvo/*.t)
 check-hvo: all
 	MMC_BUILD=$(abspath $(B)) MMC_HVO_LIVE=1 tests/run-tests.sh check-hvo $(HVO_TESTS)
 

@@ -29,8 +29,11 @@ static void range_verdict(const struct dctx *c, struct mmc_diff_range *dr)
 {
 	bool claims = c->claims != NULL;
 
+	bool placed = dr->placed_a || dr->placed_b;
+
 	if (dr->differing || dr->vframes_differing ||
-	    ((dr->a_index < 0 || dr->b_index < 0) && !dr->unproven && !dr->range_claimed))
+	    ((dr->a_index < 0 || dr->b_index < 0) && !dr->unproven && !dr->range_claimed &&
+	     !placed))
 		dr->verdict = claims ? MMC_BEYOND_CLAIMS : MMC_DIFFERENT;
 	else if (dr->unreadable_a || dr->unreadable_b || dr->vframes_unreadable ||
 		 dr->unproven)
@@ -74,12 +77,12 @@ static struct mmc_error *diff_matched(struct dctx *c, const struct mmc_snapshot 
 	struct mmc_error *err;
 
 	diff_names_reset(c);
-	c->list_links = c->have_lru &&
-			mmc_snapshot_range(a, (size_t)dr->a_index)->kind == MMC_RANGE_HUGETLB &&
-			mmc_snapshot_range(b, (size_t)dr->b_index)->kind == MMC_RANGE_HUGETLB;
+	c->list_links = false;
+	c->kind = mmc_snapshot_range(a, (size_t)dr->a_index)->kind;
 	if (c->claims)
 		diff_claims_range(c, dr);
-	err = diff_pages(c, dr, a, (size_t)dr->a_index, b, (size_t)dr->b_index);
+	err = diff_pages(c, dr, dr->start_pfn, dr->end_pfn, a, (size_t)dr->a_index, b,
+			 (size_t)dr->b_index);
 	diff_close_groups(c);
 	if (err)
 		return err;
@@ -94,8 +97,14 @@ static void unmatched(struct dctx *c, struct mmc_diff_range *dr, bool only_in_a,
 		      bool other_complete)
 {
 	uint64_t n = dr->end_pfn - dr->start_pfn;
+	const struct mmc_srange *r = only_in_a ? mmc_snapshot_range(c->a, (size_t)dr->a_index) :
+					       mmc_snapshot_range(c->b, (size_t)dr->b_index);
 
-	if (!other_complete) {
+	if (other_complete && r->kind == MMC_RANGE_HUGETLB &&
+	    diff_hugetlb_placement(c->a, c->b, r->owner)) {
+		*(only_in_a ? &dr->placed_a : &dr->placed_b) = n;
+		c->res->pages_placed += n;
+	} else if (!other_complete) {
 		dr->unproven = true;
 		if (only_in_a)
 			dr->unreadable_b = n;
@@ -146,9 +155,205 @@ static void conclude(const struct dctx *c, struct mmc_diff_result *res)
 		res->verdict = c->claims ? MMC_AS_CLAIMED : MMC_IDENTICAL;
 }
 
-/* Ranges of a, paired with b's where they match. */
+/*
+ * HugeTLB ranges pair folio by folio.  A HugeTLB range is a run of
+ * consecutive folios of one hstate (discover_hugetlb.c), so two images
+ * whose run-time folios the buddy allocator put at other pfns have ranges
+ * that overlap without matching.  The ranges of one hstate (index and
+ * order) overlapping each other, in either image, form one result range
+ * spanning them all: the pfns both images cover hold the same folios
+ * (heads are aligned to the order), compared page by page; a pfn only one
+ * covers is a folio in one image only: placement when the hstate's pools
+ * are alike (diff_hugetlb_placement()), else a difference.
+ *
+ * A HugeTLB range of either image, for grouping:
+ */
+struct hent {
+	uint64_t start, end;
+	uint32_t owner, order;
+	uint8_t side;		/* 0 a, 1 b */
+	size_t idx;		/* the range's index in its image */
+};
+
+/* The groups: e sorted by hstate, then pfn, so that a group's ranges are
+ * e[first[g] .. end[g]); gid[side][idx] is a range's group + 1 (0: not
+ * HugeTLB); leader[g] the group's lowest a index (SIZE_MAX: none), which
+ * the result range takes, b_first[g] its lowest b index. */
+struct hgroups {
+	struct hent *e;
+	size_t n, ng;
+	size_t *gid[2], *first, *end, *leader, *b_first;
+	uint64_t *hi;
+};
+
+static int hent_cmp(const void *x, const void *y)
+{
+	const struct hent *p = x, *q = y;
+
+	if (p->owner != q->owner)
+		return p->owner < q->owner ? -1 : 1;
+	if (p->order != q->order)
+		return p->order < q->order ? -1 : 1;
+	if (p->start != q->start)
+		return p->start < q->start ? -1 : 1;
+	return p->side < q->side ? -1 : p->side > q->side;
+}
+
+static void hgroups_free(struct hgroups *hg)
+{
+	free(hg->e);
+	free(hg->gid[0]);
+	free(hg->first);
+	free(hg->hi);
+	memset(hg, 0, sizeof(*hg));
+}
+
+/* The ranges of one image do not overlap, so a range starting below the
+ * current group's end overlaps one of the other image's in it. */
+static bool hgroups_build(struct dctx *c, struct hgroups *hg)
+{
+	size_t na = mmc_snapshot_nranges(c->a), nb = mmc_snapshot_nranges(c->b), n = 0;
+	uint64_t hi = 0;
+
+	memset(hg, 0, sizeof(*hg));
+	hg->e = calloc(na + nb + 1, sizeof(*hg->e));
+	hg->gid[0] = calloc(na + nb + 1, sizeof(size_t));
+	hg->first = calloc(5 * (na + nb + 1), sizeof(size_t));
+	hg->hi = calloc(na + nb + 1, sizeof(uint64_t));
+	if (!hg->e || !hg->gid[0] || !hg->first || !hg->hi) {
+		hgroups_free(hg);
+		return false;
+	}
+	hg->gid[1] = hg->gid[0] + na;
+	hg->end = hg->first + (na + nb + 1);
+	hg->leader = hg->end + (na + nb + 1);
+	hg->b_first = hg->leader + (na + nb + 1);
+	for (int side = 0; side < 2; side++) {
+		const struct mmc_snapshot *s = side ? c->b : c->a;
+
+		for (size_t i = 0; i < mmc_snapshot_nranges(s); i++) {
+			const struct mmc_srange *r = mmc_snapshot_range(s, i);
+
+			if (r->kind == MMC_RANGE_HUGETLB)
+				hg->e[n++] = (struct hent){ r->start_pfn, r->end_pfn, r->owner,
+							    huge_order(s, r), (uint8_t)side, i };
+		}
+	}
+	qsort(hg->e, n, sizeof(*hg->e), hent_cmp);
+	hg->n = n;
+	for (size_t k = 0; k < n; k++) {
+		const struct hent *x = &hg->e[k];
+		size_t g;
+
+		if (!k || x->owner != hg->e[k - 1].owner || x->order != hg->e[k - 1].order ||
+		    x->start >= hi) {
+			g = hg->ng++;
+			hg->first[g] = k;
+			hg->leader[g] = hg->b_first[g] = SIZE_MAX;
+			hi = x->end;
+		} else {
+			g = hg->ng - 1;
+			hi = x->end > hi ? x->end : hi;
+		}
+		hg->end[g] = k + 1;
+		hg->hi[g] = hi;
+		hg->gid[x->side][x->idx] = g + 1;
+		if (x->side == 0 && x->idx < hg->leader[g])
+			hg->leader[g] = x->idx;
+		if (x->side == 1 && x->idx < hg->b_first[g])
+			hg->b_first[g] = x->idx;
+	}
+	return true;
+}
+
+struct hwin {
+	uint64_t lo, hi;
+	size_t ia, ib;
+};
+
+/* Pages of the group's folios in one image only: placement or difference. */
+static void huge_only(struct dctx *c, struct mmc_diff_range *dr, uint32_t hstate,
+		      uint64_t only_a, uint64_t only_b)
+{
+	struct mmc_diff_result *res = c->res;
+
+	if (!only_a && !only_b)
+		return;
+	if (diff_hugetlb_placement(c->a, c->b, hstate)) {
+		dr->placed_a += only_a;
+		dr->placed_b += only_b;
+		res->pages_placed += only_a + only_b;
+		return;
+	}
+	dr->differing += only_a + only_b;
+	res->pages_differing += only_a + only_b;
+	if (only_a)
+		diff_add_field(dr, "(range only in a)", only_a);
+	if (only_b)
+		diff_add_field(dr, "(range only in b)", only_b);
+}
+
+/* Group g, which has ranges in both images: the pfns both cover compared
+ * window by window, in pfn order, the others placed or differing. */
+static struct mmc_error *diff_huge_group(struct dctx *c, struct mmc_diff_range *dr,
+					 const struct hgroups *hg, size_t g)
+{
+	const struct hent *e = hg->e + hg->first[g];
+	size_t m = hg->end[g] - hg->first[g], nw = 0, ka, kb;
+	uint64_t pages_a = 0, pages_b = 0, both = 0;
+	struct mmc_error *err = NULL;
+	struct hwin *w = calloc(m + 1, sizeof(*w));
+
+	if (!w)
+		return mmc_error_nomem();
+	for (size_t k = 0; k < m; k++)
+		*(e[k].side ? &pages_b : &pages_a) += e[k].end - e[k].start;
+	/* both sides' ranges in pfn order: their intersections, two pointers */
+	for (ka = 0; ka < m && e[ka].side != 0; ka++)
+		;
+	for (kb = 0; kb < m && e[kb].side != 1; kb++)
+		;
+	while (ka < m && kb < m) {
+		uint64_t lo = e[ka].start > e[kb].start ? e[ka].start : e[kb].start;
+		uint64_t hi = e[ka].end < e[kb].end ? e[ka].end : e[kb].end;
+		bool next_a = e[ka].end <= e[kb].end;
+
+		if (lo < hi && nw < m)
+			w[nw++] = (struct hwin){ lo, hi, e[ka].idx, e[kb].idx };
+		if (next_a)
+			for (ka++; ka < m && e[ka].side != 0; ka++)
+				;
+		else
+			for (kb++; kb < m && e[kb].side != 1; kb++)
+				;
+	}
+	if (nw == 1 && w[0].lo == dr->start_pfn && w[0].hi == dr->end_pfn)
+		diff_srange(c, mmc_snapshot_range(c->a, w[0].ia), mmc_snapshot_range(c->b, w[0].ib));
+	diff_names_reset(c);
+	c->list_links = c->have_lru;
+	c->kind = MMC_RANGE_HUGETLB;
+	if (c->claims)
+		diff_claims_range(c, dr);
+	for (size_t k = 0; k < nw && !err; k++) {
+		both += w[k].hi - w[k].lo;
+		err = diff_pages(c, dr, w[k].lo, w[k].hi, c->a, w[k].ia, c->b, w[k].ib);
+		diff_close_groups(c);
+	}
+	for (size_t k = 0; k < nw && !err; k++)
+		diff_vframes_window(c, dr, w[k].lo, w[k].hi, c->a, w[k].ia, c->b, w[k].ib);
+	free(w);
+	if (err)
+		return err;
+	huge_only(c, dr, e[0].owner, pages_a - both, pages_b - both);
+	diff_flush_fields(c, dr);
+	return NULL;
+}
+
+/* Ranges of a, paired with b's where they match (HugeTLB ranges folio by
+ * folio, by their groups hg). */
 static struct mmc_error *diff_ranges_of_a(struct dctx *c, const struct mmc_snapshot *a,
-					  const struct mmc_snapshot *b, bool *pg_seen)
+					  const struct mmc_snapshot *b, bool *pg_seen,
+					  const struct hgroups *hg)
 {
 	struct mmc_diff_result *res = c->res;
 	size_t npa = mmc_snapshot_npgmaps(a);
@@ -160,11 +365,29 @@ static struct mmc_error *diff_ranges_of_a(struct dctx *c, const struct mmc_snaps
 		int64_t j = find_range(b, a, ra);
 		const struct mmc_srange *rb;
 
+		size_t g = ra->kind == MMC_RANGE_HUGETLB && hg->gid[0][i] ? hg->gid[0][i] - 1 : SIZE_MAX;
+
+		if (g != SIZE_MAX && hg->leader[g] != i)
+			continue;	/* in a group an earlier range of a leads */
 		c->ri = res->nranges++;
 		dr->start_pfn = ra->start_pfn;
 		dr->end_pfn = ra->end_pfn;
 		dr->a_index = (int64_t)i;
 		dr->b_index = j;
+		if (g != SIZE_MAX) {
+			dr->start_pfn = hg->e[hg->first[g]].start;
+			dr->end_pfn = hg->hi[g];
+			dr->b_index = hg->b_first[g] == SIZE_MAX ? -1 : (int64_t)hg->b_first[g];
+			if (dr->b_index < 0) {
+				unmatched(c, dr, true, !res->discovery_incomplete[1]);
+				continue;
+			}
+			err = diff_huge_group(c, dr, hg, g);
+			if (err)
+				return err;
+			range_verdict(c, dr);
+			continue;
+		}
 		if (j < 0) {
 			unmatched(c, dr, true, !res->discovery_incomplete[1]);
 			continue;
@@ -186,7 +409,7 @@ static struct mmc_error *diff_ranges_of_a(struct dctx *c, const struct mmc_snaps
 }
 
 static void diff_ranges_of_b(struct dctx *c, const struct mmc_snapshot *a,
-			     const struct mmc_snapshot *b)
+			     const struct mmc_snapshot *b, const struct hgroups *hg)
 {
 	struct mmc_diff_result *res = c->res;
 
@@ -194,8 +417,10 @@ static void diff_ranges_of_b(struct dctx *c, const struct mmc_snapshot *a,
 		const struct mmc_srange *rb = mmc_snapshot_range(b, i);
 		struct mmc_diff_range *dr;
 
-		if (find_range(a, b, rb) >= 0)
-			continue;
+		size_t g = rb->kind == MMC_RANGE_HUGETLB && hg->gid[1][i] ? hg->gid[1][i] - 1 : SIZE_MAX;
+
+		if (g != SIZE_MAX ? hg->leader[g] != SIZE_MAX : find_range(a, b, rb) >= 0)
+			continue;	/* compared with a's (HugeTLB: in a's group) */
 		dr = &res->ranges[res->nranges];
 		c->ri = res->nranges++;
 		dr->start_pfn = rb->start_pfn;
@@ -240,6 +465,7 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 	struct mmc_error *err = NULL;
 	struct dctx *c;
 	bool *pg_seen;
+	struct hgroups hg = { 0 };
 
 	*out = NULL;
 	c = calloc(1, sizeof(*c));
@@ -283,10 +509,12 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 			goto fail;
 	}
 
-	err = diff_ranges_of_a(c, a, b, pg_seen);
+	if (!hgroups_build(c, &hg))
+		goto nomem;
+	err = diff_ranges_of_a(c, a, b, pg_seen, &hg);
 	if (err)
 		goto fail;
-	diff_ranges_of_b(c, a, b);
+	diff_ranges_of_b(c, a, b, &hg);
 	unmatched_pgmaps(c, a, b, pg_seen);
 	diff_hugetlb(c, a, b);
 	diff_hotplug(c, a, b);
@@ -306,6 +534,7 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 	}
 	conclude(c, res);
 	free(pg_seen);
+	hgroups_free(&hg);
 	diff_pair_free(c);
 	diff_claims_free(c);
 	free(c);
@@ -316,6 +545,7 @@ nomem:
 	err = mmc_error_nomem();
 fail:
 	free(pg_seen);
+	hgroups_free(&hg);
 	if (c) {
 		diff_pair_free(c);
 		diff_claims_free(c);
@@ -335,6 +565,7 @@ void mmc_diff_result_destroy(struct mmc_diff_result *res)
 	free(res->ranges);
 	free(res->pages);
 	free(res->groups);
+	free(res->placed);
 	if (res->claims) {
 		struct mmc_diff_claims *cl = res->claims;
 

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Diff of two snapshots (base "a", patched "b").  Ranges are matched by
- * (start_pfn, end_pfn); pgmaps by the ranges they own.  Pages compared where
- * both are MMC_PS_READ; any page unreadable/unmapped on either side makes the
- * verdict at best INCOMPLETE (never "identical"); NOT_INIT pages (altmap
- * reserve) are counted and reported, not compared.
+ * (start_pfn, end_pfn); pgmaps by the ranges they own.  HugeTLB ranges
+ * pair folio by folio: the pfns both images' ranges of one hstate cover
+ * are compared, a folio at a pfn in one image only is placement when its
+ * hstate's pools are alike (doc/DESIGN.md, "Diff: what compares"), else a
+ * difference.  Pages compared where both are MMC_PS_READ; any page
+ * unreadable/unmapped on either side makes the verdict at best INCOMPLETE
+ * (never "identical"); NOT_INIT pages (altmap reserve) are counted and
+ * reported, not compared.
  *
  * "identical" needs at least one compared page and a complete discovery on
  * both sides.  Two images without any ZONE_DEVICE range are INCOMPLETE
@@ -44,7 +48,7 @@ static inline bool mmc_verdict_differs(enum mmc_verdict v)
 #define MMC_DIFF_MAX_FIELDS 64
 
 struct mmc_diff_field_count {
-	char name[48];		/* mmc_slot_label() name, or "state", "role",
+	char name[48];		/* mmc_slot_label_of() name, or "state", "role",
 				 * "vmemmap_frame", "vmemmap_writable",
 				 * "flags.zone", "flags.node",
 				 * "flags.PG_xxx" for single flag bits */
@@ -76,6 +80,22 @@ struct mmc_diff_range {
 	 * range only in one image that a `field range` claim covers. */
 	uint64_t claimed, vframes_claimed;
 	bool range_claimed;
+	/* HugeTLB: pages of folios at pfns only in a (only in b) whose
+	 * hstate's pools are alike in both images: placement, not compared
+	 * and no difference (mmc_diff_result.placed lists the folios) */
+	uint64_t placed_a, placed_b;
+};
+
+/*
+ * A HugeTLB folio at a pfn in one image only, whose hstate has the same
+ * pool counts in both images (per node and list): the buddy allocator put
+ * a run-time folio elsewhere.  Reported apart, no difference.
+ */
+struct mmc_diff_placed {
+	uint64_t pfn;		/* head */
+	uint32_t hstate, order, node;
+	uint8_t list;		/* enum mmc_folio_list */
+	uint8_t side;		/* 0: only in a, 1: only in b */
 };
 
 /* A differing page, for the first N detailed pages. */
@@ -83,6 +103,7 @@ struct mmc_diff_page {
 	uint64_t pfn;
 	size_t range;
 	enum mmc_tail_index tail_index;	/* the base page's kind */
+	uint8_t kind;			/* its range's (enum mmc_range_kind), for names */
 	struct mmc_nrec a, b;
 	uint32_t slot_mask;		/* slots that differ */
 	bool state_differs, role_differs;
@@ -195,6 +216,11 @@ struct mmc_diff_result {
 	struct mmc_diff_group *groups;
 	size_t npgmap_diffs;
 	char **pgmap_diffs;	/* "pgmap#1 vmemmap_shift: 9 vs 0" */
+	/* HugeTLB placement: pages of folios at pfns only in one image, in
+	 * both images together, and the folios (all of them) */
+	uint64_t pages_placed;
+	size_t nplaced;
+	struct mmc_diff_placed *placed;
 	bool layout_differs;	/* fingerprints differ (informational) */
 	bool no_ranges;		/* neither image has a ZONE_DEVICE range */
 	/* [0] base, [1] patched: discovery stopped early, and why */

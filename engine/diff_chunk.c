@@ -55,20 +55,8 @@ static uint64_t tail_const(const struct dctx *c, const struct side *A, uint64_t 
 					   &A->stride.slot[c->ch_slot], n);
 }
 
-/*
- * A HugeTLB folio's head links it into its hstate's list through lru
- * (enqueue_hugetlb_folio(): list_move(&folio->lru, &h->hugepage_freelists[nid]);
- * the active list alike), so lru.next/prev name its neighbours there: the
- * order folios were freed and allocated in.  That order is not struct page
- * state a patch sets up, and it varies between boots of one kernel:
- * hugetlb_pages_alloc_boot() enqueues the boot-time folios from
- * padata_do_multithreaded() threads (6.9+), and a neighbour allocated at
- * another pfn changes the link.  Which list each folio is on, and the
- * lists' counts, are compared by the pools (diff_pools.c); the links are
- * not.  HVO's fake heads (page_fixed_fake_head(): the head's struct page
- * seen again through the shared vmemmap frame) carry the same words.
- * Returns whether the two records at pfn are such heads.
- */
+/* A HugeTLB head's list words (mmc_rule_hugetlb_list_word()) are not
+ * compared: both records at pfn are heads of a HugeTLB range. */
 static bool list_links(const struct dctx *c, uint64_t pfn, const struct mmc_nrec *ra,
 		       const struct mmc_nrec *rb)
 {
@@ -92,7 +80,7 @@ static uint64_t compare_read(struct dctx *c, const struct side *A,
 		int64_t da, db;
 		bool eq;
 
-		if (links && (k == c->lru_slot || k == c->lru_slot + 1))
+		if (links && mmc_rule_hugetlb_list_word(c->layout_a, c->geom_a->struct_page_size, k))
 			continue;
 
 		if (k < ra->nslots && k < rb->nslots && k != c->flags_slot &&
@@ -229,13 +217,13 @@ static uint64_t alike_reps(const struct dctx *c, const struct side *A, const str
 	return (left - 1) * pa.period;
 }
 
-struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr,
-				    const struct mmc_snapshot *a, size_t ia,
-				    const struct mmc_snapshot *b, size_t ib)
+struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr, uint64_t lo, uint64_t hi,
+			     const struct mmc_snapshot *a, size_t ia,
+			     const struct mmc_snapshot *b, size_t ib)
 {
 	struct side *A = calloc(2, sizeof(*A)), *B;
 	struct mmc_diff_result *res = c->res;
-	uint64_t pos = dr->start_pfn;
+	uint64_t pos = lo;
 	uint64_t skip = 0, probe_end = 0, period = 0, seen[5] = { 0 };
 	struct mmc_nrec ra, rb;
 
@@ -249,7 +237,7 @@ struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr,
 	B->range = ib;
 	B->nruns = mmc_snapshot_range_nruns(b, ib);
 	A->start = B->start = UINT64_MAX;
-	while (pos < dr->end_pfn && !c->oom) {
+	while (pos < hi && !c->oom) {
 		uint64_t n, na, nb;
 		bool ua, ub;
 		struct sig s;
@@ -268,7 +256,10 @@ struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr,
 			continue;
 		}
 		if (!skip && (skip = alike_reps(c, A, B, pos, &period))) {
+			/* a window (HugeTLB folios paired by pfn) may end
+			 * inside the repetitions: skip no further than it */
 			probe_end = pos + period;
+			skip = probe_end < hi ? (skip < hi - probe_end ? skip : hi - probe_end) : 0;
 			seen[0] = dr->differing;
 			seen[1] = dr->unreadable_a;
 			seen[2] = dr->unreadable_b;
@@ -280,8 +271,7 @@ struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr,
 			free(A);
 			return mmc_error_create(MMC_ERR_INTERNAL, NULL,
 						"diff: range [0x%llx, 0x%llx) has no record for pfn 0x%llx",
-						(unsigned long long)dr->start_pfn,
-						(unsigned long long)dr->end_pfn,
+						(unsigned long long)lo, (unsigned long long)hi,
 						(unsigned long long)pos);
 		}
 		na = A->start + A->count - pos;
@@ -493,4 +483,141 @@ void diff_vframes(struct dctx *c, struct mmc_diff_range *dr,
 
 		diff_note_vframes(c, dr, "vmemmap_frame", total, extra, extra);
 	}
+}
+
+/* One image's vmemmap pages in a window of its range, read run by run. */
+struct vwin {
+	const struct mmc_snapshot *s;
+	size_t range, nruns, run;
+	uint64_t w0;			/* the window's first vmemmap page */
+	struct mmc_vshare_run cur;
+	bool loaded;
+	/* first pages of frames shared with pages before the window: the
+	 * page before it (root) and the first one in it */
+	uint64_t *root, *first;
+	size_t nroots, cap;
+};
+
+static bool vwin_at(struct vwin *w, uint64_t k, struct mmc_vframe *vf)
+{
+	while (!w->loaded || k >= w->cur.start + w->cur.count) {
+		if (w->run >= w->nruns)
+			return false;
+		mmc_vshare_load(w->s, w->range, w->run++, &w->cur);
+		w->loaded = true;
+	}
+	if (k < w->cur.start)
+		return false;
+	*vf = w->cur.first;
+	vf->share_back = (int64_t)((uint64_t)w->cur.first.share_back +
+				   (uint64_t)w->cur.stride.share_back * (k - w->cur.start));
+	vf->dev_off = (int64_t)((uint64_t)w->cur.first.dev_off +
+				(uint64_t)w->cur.stride.dev_off * (k - w->cur.start));
+	return true;
+}
+
+/* The first page of the window that maps k's frame, relative to the
+ * window: share_back counts back within the whole range, which reaches
+ * before the window where a frame is shared across folios (7.x's tails,
+ * mmc_rule_hvo_tails()). */
+static bool vwin_first(struct vwin *w, uint64_t k, const struct mmc_vframe *vf, uint64_t *rel)
+{
+	uint64_t root = vf->share_back > 0 && (uint64_t)vf->share_back <= k ?
+			k - (uint64_t)vf->share_back : k;
+
+	if (root >= w->w0) {
+		*rel = root - w->w0;
+		return true;
+	}
+	for (size_t i = 0; i < w->nroots; i++)
+		if (w->root[i] == root) {
+			*rel = w->first[i] - w->w0;
+			return true;
+		}
+	if (w->nroots == w->cap) {
+		size_t ncap = w->cap ? 2 * w->cap : 8;
+		uint64_t *r = realloc(w->root, ncap * sizeof(*r)), *f;
+
+		if (!r)
+			return false;
+		w->root = r;
+		f = realloc(w->first, ncap * sizeof(*f));
+		if (!f)
+			return false;
+		w->first = f;
+		w->cap = ncap;
+	}
+	w->root[w->nroots] = root;
+	w->first[w->nroots++] = k;
+	*rel = k - w->w0;
+	return true;
+}
+
+void diff_vframes_window(struct dctx *c, struct mmc_diff_range *dr, uint64_t lo, uint64_t hi,
+			 const struct mmc_snapshot *a, size_t ia,
+			 const struct mmc_snapshot *b, size_t ib)
+{
+	const struct mmc_srange *ra = mmc_snapshot_range(a, ia), *rb = mmc_snapshot_range(b, ib);
+	uint64_t sps = c->geom_a ? c->geom_a->struct_page_size : 0;
+	uint64_t ps = c->geom_a ? c->geom_a->page_size : 0;
+	struct vwin A = { .s = a, .range = ia, .nruns = mmc_snapshot_range_nvframe_runs(a, ia) };
+	struct vwin B = { .s = b, .range = ib, .nruns = mmc_snapshot_range_nvframe_runs(b, ib) };
+	uint64_t n, idx0;
+
+	if (lo == ra->start_pfn && hi == ra->end_pfn && lo == rb->start_pfn && hi == rb->end_pfn &&
+	    lo == dr->start_pfn) {
+		diff_vframes(c, dr, a, ia, b, ib);
+		return;
+	}
+	/* folios pair by pfn, so a window's struct pages start a vmemmap
+	 * page on both sides (a folio of order >= 9 has a multiple of 4 KiB
+	 * of them); anything else is not a window this compares */
+	if (!sps || !ps || ((lo - ra->start_pfn) * sps) % ps || ((lo - rb->start_pfn) * sps) % ps ||
+	    ((lo - dr->start_pfn) * sps) % ps || ((hi - lo) * sps) % ps) {
+		dr->vframes_unreadable += ((hi - lo) * sps + ps - 1) / (ps ? ps : 1);
+		return;
+	}
+	n = (hi - lo) * sps / ps;
+	A.w0 = (lo - ra->start_pfn) * sps / ps;
+	B.w0 = (lo - rb->start_pfn) * sps / ps;
+	idx0 = (lo - dr->start_pfn) * sps / ps;
+	for (uint64_t i = 0; i < n && !c->oom; i++) {
+		struct mmc_vframe fa, fb;
+		uint64_t nf = 0, rela = 0, relb = 0;
+		bool wdiff = false;
+
+		if (!vwin_at(&A, A.w0 + i, &fa) || !vwin_at(&B, B.w0 + i, &fb) ||
+		    fa.kind == MMC_VF_UNREADABLE || fb.kind == MMC_VF_UNREADABLE) {
+			dr->vframes_unreadable++;
+			continue;
+		}
+		if (!vwin_first(&A, A.w0 + i, &fa, &rela) || !vwin_first(&B, B.w0 + i, &fb, &relb)) {
+			c->oom = true;
+			break;
+		}
+		if (vframe_mapped(&fa) && vframe_mapped(&fb)) {
+			if (fa.prot_known & fb.prot_known & MMC_VPROT_WRITABLE)
+				wdiff = (fa.prot ^ fb.prot) & MMC_VPROT_WRITABLE;
+			else
+				dr->vprot_not_compared++;
+		}
+		if (fa.kind != fb.kind || rela != relb ||
+		    (fa.kind == MMC_VF_DEVICE &&
+		     (uint64_t)fa.dev_off - (lo - ra->start_pfn) != (uint64_t)fb.dev_off - (lo - rb->start_pfn)))
+			nf = 1;
+		if (c->claims) {
+			diff_claims_vpages(c, dr, idx0 + i, 1, nf, wdiff,
+					   fa.prot & MMC_VPROT_WRITABLE ? 1 : 0,
+					   fb.prot & MMC_VPROT_WRITABLE ? 1 : 0);
+		} else {
+			uint64_t uf = diff_note_vframes(c, dr, "vmemmap_frame", idx0 + i, 1, nf);
+			uint64_t uw = wdiff ? diff_note_vframes(c, dr, "vmemmap_writable", idx0 + i, 1, 1) : 0;
+
+			dr->vframes_differing -= uf < uw ? uf : uw;
+		}
+	}
+	free(A.root);
+	free(A.first);
+	free(B.root);
+	free(B.first);
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Inside diff's claims: a claims file bound to two images
- * (diff_claims_bind.c), as the matching (diff_claims.c) uses it.
+ * (diff_claims_bind.c), as the matching uses it: on struct pages
+ * (diff_claims.c), on ranges, pgmaps and pools (diff_claims_range.c), on
+ * vmemmap pages (diff_claims_vmemmap.c).
  */
 #ifndef MMC_DIFF_CLAIMS_H
 #define MMC_DIFF_CLAIMS_H
@@ -66,6 +68,11 @@ struct claims_bound {
 
 /* Every pfn= window of cl holds pfn. */
 bool claims_pfn_ok(const struct claim *cl, uint64_t pfn);
+
+/* Does a field's FROM or TO value cv match the normalised value x, or
+ * the word w (a type name, a folio's list)? */
+bool claims_match_nval(const struct claim_value *cv, const struct mmc_nval *x);
+bool claims_match_word(const struct claim_value *cv, const char *w);
 
 /* The together claims that fell short (cb->miss, cb->unch) on n pages
  * (vframes: vmemmap pages) beyond the claims: counted per field. */

@@ -2,7 +2,8 @@
 /*
  * Inside diff: the context its modules share.
  *
- *   diff.c        ranges paired between the images, verdicts, the result
+ *   diff.c        ranges paired between the images (HugeTLB ranges folio
+ *                 by folio), verdicts, the result
  *   diff_chunk.c  the two images' runs walked side by side, compared a
  *                 chunk (an overlap of two runs) at a time
  *   diff_pair.c   first-appearance object numbers paired one-to-one
@@ -77,8 +78,10 @@ struct dctx {
 	bool have_lru;
 	unsigned int lru_slot;
 	/* per range: a head's lru is its place on a HugeTLB list, not
-	 * compared (diff_chunk.c list_links()) */
+	 * compared (mmc_rule_hugetlb_list_word()) */
 	bool list_links;
+	/* per range: its kind (enum mmc_range_kind), which names the words */
+	uint8_t kind;
 	size_t max_pages, max_groups;
 	bool per_page;
 	struct mmc_diff_result *res;
@@ -224,12 +227,21 @@ void diff_claims_pool_more(struct dctx *c, const char *what);
 void diff_claims_finish(struct dctx *c);
 
 /* diff_chunk.c */
-struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr,
+/* The pages [lo, hi) of dr (within a's range ia and b's range ib). */
+struct mmc_error *diff_pages(struct dctx *c, struct mmc_diff_range *dr, uint64_t lo, uint64_t hi,
 			     const struct mmc_snapshot *a, size_t ia,
 			     const struct mmc_snapshot *b, size_t ib);
+/* The vmemmap pages of two ranges with the same pfns. */
 void diff_vframes(struct dctx *c, struct mmc_diff_range *dr,
 		  const struct mmc_snapshot *a, size_t ia,
 		  const struct mmc_snapshot *b, size_t ib);
+/* The vmemmap pages of the pfns [lo, hi) of dr, in a's range ia and b's
+ * range ib (HugeTLB folios paired by pfn): frames shared within the
+ * window compared as such, frames shared with pages before it as shared
+ * with the first page of the window mapping them.  Indices as dr's. */
+void diff_vframes_window(struct dctx *c, struct mmc_diff_range *dr, uint64_t lo, uint64_t hi,
+			 const struct mmc_snapshot *a, size_t ia,
+			 const struct mmc_snapshot *b, size_t ib);
 
 /* diff_pgmap.c */
 void diff_pgdiff(struct dctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -245,5 +257,15 @@ void diff_srange(struct dctx *c, const struct mmc_srange *x, const struct mmc_sr
 /* diff_pools.c: the HugeTLB pools of both images, as pgmap sentences */
 void diff_hugetlb(struct dctx *c, const struct mmc_snapshot *a, const struct mmc_snapshot *b);
 void diff_hotplug(struct dctx *c, const struct mmc_snapshot *a, const struct mmc_snapshot *b);
+/*
+ * Whether a HugeTLB folio at a pfn in one image only is a placement (the
+ * buddy allocator put the run-time folio elsewhere) rather than a
+ * difference: both images' pools were read whole, and hstate `h` (its
+ * index in both) has the same order, the same nr/free/resv/surplus counts
+ * and, per node, as many folios on the free lists and on the active list
+ * in both images.
+ */
+bool diff_hugetlb_placement(const struct mmc_snapshot *a, const struct mmc_snapshot *b,
+			    uint32_t h);
 
 #endif

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Diff, naming: what differs, as the kernel names it for that kind of page
- * (mmc_slot_label(): "compound_head" on a tail, "_flags_1" on page[1]); the
+ * in that kind of range (mmc_slot_label_of(): "compound_head" on a tail,
+ * "_flags_1" on page[1], "lru.next" on a HugeTLB head where a pgmap's
+ * page has "pgmap"); the
  * flags word split into flags.zone, flags.node, page[1]'s order byte and
  * flags.PG_<bit> (rules.h); two 4-byte members of one slot told apart.
  * Counted per field and range, grouped over consecutive pfns with the same
@@ -18,7 +20,7 @@ void diff_slot_name(const struct dctx *c, unsigned int slot, enum mmc_tail_index
 		    char *buf, size_t size)
 {
 	if (c->layout_a)
-		mmc_slot_label(c->layout_a, slot, tail, buf, size);
+		mmc_slot_label_of(c->layout_a, (enum mmc_range_kind)c->kind, slot, tail, buf, size);
 	else
 		snprintf(buf, size, "+0x%x", slot * 8);
 }
@@ -362,6 +364,7 @@ void diff_note_pages(struct dctx *c, const struct sig *s, uint64_t pfn, uint64_t
 		p->pfn = pfn + i;
 		p->range = c->ri;
 		p->tail_index = s->tail;
+		p->kind = c->kind;
 		mmc_nrec_run_at(&A->first, &A->stride, pfn + i - A->start, &p->a);
 		mmc_nrec_run_at(&B->first, &B->stride, pfn + i - B->start, &p->b);
 		p->slot_mask = s->slot_mask;

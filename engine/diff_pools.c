@@ -8,6 +8,11 @@
  * (hugetlb_add_hstate() order, the same for one kernel config and command
  * line), folios by head pfn.
  *
+ * Placement: a folio at a pfn in one image only, of an hstate whose pools
+ * are alike in both images (diff_hugetlb_placement()), is the buddy
+ * allocator's choice of where a run-time folio goes, not a difference: it
+ * is listed in the result's placed folios instead of as a sentence.
+ *
  * Each sentence is one difference with a field a claim can name
  * (hstate.*, folio.*, memblock.*: doc/CLAIMS.md), judged on its own: a
  * folio whose list and vmemmap both change says so twice, so that a claim
@@ -17,6 +22,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "diff_int.h"
 
@@ -135,6 +141,88 @@ static void diff_hstate(struct dctx *c, size_t i, const struct mmc_shstate *x,
 	item_flush(c, &it, ln);
 }
 
+/* Folios per node and list of one hstate: image 0 adds, image 1
+ * subtracts; all zero when both images have as many. */
+struct node_count {
+	uint32_t node;
+	uint8_t list;
+	int64_t n;
+};
+
+static bool count_folios(struct node_count **nc, size_t *n, size_t *cap,
+			 const struct mmc_sfolios *f, size_t nf, uint32_t h, int sign)
+{
+	for (size_t i = 0; i < nf; i++) {
+		size_t k;
+
+		if (f[i].hstate != h)
+			continue;
+		for (k = 0; k < *n; k++)
+			if ((*nc)[k].node == f[i].node && (*nc)[k].list == f[i].list)
+				break;
+		if (k == *n) {
+			if (*n == *cap) {
+				size_t ncap = *cap ? 2 * *cap : 8;
+				struct node_count *m = realloc(*nc, ncap * sizeof(*m));
+
+				if (!m)
+					return false;
+				*nc = m;
+				*cap = ncap;
+			}
+			(*nc)[(*n)++] = (struct node_count){ f[i].node, f[i].list, 0 };
+		}
+		(*nc)[k].n += sign * (int64_t)f[i].nfolios;
+	}
+	return true;
+}
+
+bool diff_hugetlb_placement(const struct mmc_snapshot *a, const struct mmc_snapshot *b,
+			    uint32_t h)
+{
+	const struct mmc_shstate *ha, *hb;
+	const struct mmc_sfolios *fa, *fb;
+	size_t nha, nhb, nfa, nfb, n = 0, cap = 0;
+	struct node_count *nc = NULL;
+	bool alike;
+
+	/* only pools read whole say how many folios each list holds */
+	if (mmc_snapshot_hugetlb(a, &ha, &nha, &fa, &nfa, NULL) != MMC_READ_DONE ||
+	    mmc_snapshot_hugetlb(b, &hb, &nhb, &fb, &nfb, NULL) != MMC_READ_DONE ||
+	    h >= nha || h >= nhb)
+		return false;
+	if (ha[h].order != hb[h].order || (ha[h].flags ^ hb[h].flags) & MMC_HSTATE_HVO ||
+	    ha[h].nr != hb[h].nr || ha[h].free != hb[h].free || ha[h].resv != hb[h].resv ||
+	    ha[h].surplus != hb[h].surplus)
+		return false;
+	alike = count_folios(&nc, &n, &cap, fa, nfa, h, 1) &&
+		count_folios(&nc, &n, &cap, fb, nfb, h, -1);
+	for (size_t k = 0; k < n && alike; k++)
+		alike = nc[k].n == 0;
+	free(nc);
+	return alike;
+}
+
+/* A folio in one image only, its hstate's pools alike: listed apart. */
+static void note_placed(struct dctx *c, uint64_t pfn, const struct mmc_sfolios *s,
+			uint32_t order, int side)
+{
+	struct mmc_diff_result *res = c->res;
+	struct mmc_diff_placed *p;
+
+	if ((res->nplaced & (res->nplaced - 1)) == 0) {
+		p = realloc(res->placed, (res->nplaced ? 2 * res->nplaced : 1) * sizeof(*p));
+		if (!p) {
+			c->oom = true;
+			return;
+		}
+		res->placed = p;
+	}
+	res->placed[res->nplaced++] = (struct mmc_diff_placed){
+		.pfn = pfn, .hstate = s->hstate, .order = order, .node = s->node, .list = s->list,
+		.side = (uint8_t)side };
+}
+
 /* One side's folios, one at a time in pfn order. */
 struct fcur {
 	const struct mmc_shstate *hs;
@@ -226,7 +314,21 @@ static void folio_pair(struct item *it, const struct fcur *a, const struct fcur 
 	}
 }
 
-static void diff_folios(struct dctx *c, struct fcur *a, struct fcur *b)
+/* The folio at p's cursor, at pfn, in image side only. */
+static void one_side(struct dctx *c, struct item *it, const struct fcur *p, uint64_t pfn,
+		     int side, const bool *placement, size_t nplacement)
+{
+	const struct mmc_sfolios *s = &p->f[p->span];
+
+	if (s->hstate < nplacement && placement[s->hstate])
+		note_placed(c, pfn, s, p->hs[s->hstate].order, side);
+	else
+		folio_only(it, p, pfn, side);
+}
+
+/* placement[h]: diff_hugetlb_placement() of hstate h (nplacement of them) */
+static void diff_folios(struct dctx *c, struct fcur *a, struct fcur *b, const bool *placement,
+			size_t nplacement)
 {
 	struct plines ln = { .max = MAX_FOLIO_LINES };
 	uint64_t pa = 0, pb = 0;
@@ -235,10 +337,10 @@ static void diff_folios(struct dctx *c, struct fcur *a, struct fcur *b)
 
 	while ((ha = fcur_at(a, &pa)) | (hb = fcur_at(b, &pb))) {
 		if (ha && (!hb || pa < pb)) {
-			folio_only(&it, a, pa, 0);
+			one_side(c, &it, a, pa, 0, placement, nplacement);
 			fcur_next(a);
 		} else if (hb && (!ha || pb < pa)) {
-			folio_only(&it, b, pb, 1);
+			one_side(c, &it, b, pb, 1, placement, nplacement);
 			fcur_next(b);
 		} else {
 			folio_pair(&it, a, b, pa);
@@ -260,6 +362,7 @@ void diff_hugetlb(struct dctx *c, const struct mmc_snapshot *a, const struct mmc
 	enum mmc_read_state sb = mmc_snapshot_hugetlb(b, &fb.hs, &fb.nh, &fb.f, &fb.nf, &wb);
 	size_t n = fa.nh > fb.nh ? fa.nh : fb.nh;
 	struct plines all = { .max = UINT64_MAX };
+	bool *placement;
 
 	/* not read (an older snapshot, a layout without them): nothing known
 	 * to compare, which is no difference */
@@ -283,7 +386,15 @@ void diff_hugetlb(struct dctx *c, const struct mmc_snapshot *a, const struct mmc
 		}
 		diff_hstate(c, i, &fa.hs[i], &fb.hs[i], &all);
 	}
-	diff_folios(c, &fa, &fb);
+	placement = calloc(n + 1, sizeof(*placement));
+	if (!placement) {
+		c->oom = true;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		placement[i] = diff_hugetlb_placement(a, b, (uint32_t)i);
+	diff_folios(c, &fa, &fb, placement, n);
+	free(placement);
 }
 
 /* A memory block as a pool difference judged on image side. */

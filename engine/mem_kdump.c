@@ -28,6 +28,8 @@
 
 struct mem_kdump {
 	kdump_ctx_t *ctx;
+	/* the cache could not be remade after a failed read (below) */
+	bool cache_unsafe;
 	/* kdump_open_fd() failed on ctx: it is abandoned, not freed (below) */
 	bool open_failed;
 	int fd;
@@ -53,14 +55,69 @@ static bool xlat_is_nodata(const char *msg)
 		       strcasestr(msg, "page not found"));
 }
 
+/*
+ * libkdumpfile up to 0.5.4 (Debian 12 ships 0.5.1): a page read that
+ * fails puts its cache entry into the cache's unused partition, and a
+ * later hit on a ghost probe entry then reuses that entry without a data
+ * buffer: kdump_read() memmoves the page to or from NULL (SIGSEGV).
+ * Upstream e63dab4 ("cache: Get data buffer before adjusting ghost
+ * partition size", 2024-01-10) fixes it after every release.  Any read of
+ * a page makedumpfile filtered out fails that way, and a walk reads such
+ * pages among others (tests/kdump-cache.t replays a sequence that
+ * crashed).  A cache made anew has no unused partition: remake it after
+ * every failed read.  Setting "cache.size" to a new value is what remakes
+ * it (its post-set hook; the same value skips the hook), so go through
+ * one other size.
+ */
+static struct mmc_error *kdump_cache_renew(struct mem_kdump *kd)
+{
+	kdump_status st;
+
+	st = kdump_set_number_attr(kd->ctx, "cache.size", KDUMP_CACHE_PAGES + 1);
+	if (st == KDUMP_OK)
+		st = kdump_set_number_attr(kd->ctx, "cache.size", KDUMP_CACHE_PAGES);
+	if (st == KDUMP_OK)
+		return NULL;
+	kd->cache_unsafe = true;
+	return mmc_error_create(MMC_ERR_INTERNAL, kd->path,
+				"libkdumpfile's page cache cannot be remade after a failed read (cache.size: %s); reading on could crash libkdumpfile 0.5.x",
+				kdump_get_err(kd->ctx) ? kdump_get_err(kd->ctx) :
+							 kdump_strerror(st));
+}
+
+static struct mmc_error *kdump_read_error(struct mem_kdump *kd, kdump_status st,
+					  uint64_t at)
+{
+	const char *msg = kdump_get_err(kd->ctx);
+
+	if (!msg)
+		msg = kdump_strerror(st);
+	if (st == KDUMP_ERR_NODATA ||
+	    (st == KDUMP_ERR_ADDRXLAT && xlat_is_nodata(msg)))
+		return mmc_error_nodata(kd->path, at, MMC_UR_ABSENT,
+					"kdump_read(0x%llx): %s",
+					(unsigned long long)at, msg);
+	/* a page whose data does not decompress: that page is unreadable */
+	if (st == KDUMP_ERR_CORRUPT)
+		return mmc_error_nodata(kd->path, at, MMC_UR_CORRUPT,
+					"kdump_read(0x%llx): %s",
+					(unsigned long long)at, msg);
+	return mmc_error_at(MMC_ERR_INPUT, kd->path, at, "kdump_read(0x%llx): %s",
+			    (unsigned long long)at, msg);
+}
+
 static struct mmc_error *kdump_read_raw(struct mem_kdump *kd, kdump_addrspace_t as,
 					uint64_t addr, void *buf, size_t len,
 					size_t *done)
 {
+	struct mmc_error *err, *renew;
 	kdump_status st;
 	size_t n = len;
-	const char *msg;
 
+	*done = 0;
+	if (kd->cache_unsafe)
+		return mmc_error_create(MMC_ERR_INTERNAL, kd->path,
+					"libkdumpfile's page cache could not be remade after a failed read: no more reads");
 	st = kdump_read(kd->ctx, as, addr, buf, &n);
 	if (st == KDUMP_OK) {
 		*done = len;
@@ -70,22 +127,13 @@ static struct mmc_error *kdump_read_raw(struct mem_kdump *kd, kdump_addrspace_t 
 	if (n > len)
 		n = 0;
 	*done = n;
-	msg = kdump_get_err(kd->ctx);
-	if (!msg)
-		msg = kdump_strerror(st);
-	if (st == KDUMP_ERR_NODATA ||
-	    (st == KDUMP_ERR_ADDRXLAT && xlat_is_nodata(msg)))
-		return mmc_error_nodata(kd->path, addr + n, MMC_UR_ABSENT,
-					"kdump_read(0x%llx): %s",
-					(unsigned long long)(addr + n), msg);
-	/* a page whose data does not decompress: that page is unreadable */
-	if (st == KDUMP_ERR_CORRUPT)
-		return mmc_error_nodata(kd->path, addr + n, MMC_UR_CORRUPT,
-					"kdump_read(0x%llx): %s",
-					(unsigned long long)(addr + n), msg);
-	return mmc_error_at(MMC_ERR_INPUT, kd->path, addr + n,
-			    "kdump_read(0x%llx): %s",
-			    (unsigned long long)(addr + n), msg);
+	err = kdump_read_error(kd, st, addr + n);
+	renew = kdump_cache_renew(kd);
+	if (renew) {
+		mmc_error_destroy(err);
+		return renew;
+	}
+	return err;
 }
 
 static struct mmc_error *damaged(struct mem_kdump *kd, uint64_t addr,
@@ -301,6 +349,8 @@ static struct mmc_error *mem_kdump_reader(void *priv, void **out)
 						"linux")) != KDUMP_OK)
 		err = kdump_fail(kd->ctx, kd->path,
 				 "kdump_set_string_attr(addrxlat.ostype)", st);
+	if (!err)
+		err = kdump_cache_renew(kd);
 	if (err) {
 		kdump_ctx_release(kd->ctx, kd->open_failed);
 		free(kd);
@@ -437,7 +487,8 @@ static struct mmc_error *kdump_setup(struct mem_kdump *kd, struct mmc_mem *mem)
 		mem->vmcoreinfo = raw;
 	else if (st != KDUMP_ERR_NODATA && st != KDUMP_ERR_NOKEY)
 		return kdump_fail(kd->ctx, kd->path, "kdump_vmcoreinfo_raw", st);
-	return NULL;
+	/* setting up translation may have read pages that failed */
+	return kdump_cache_renew(kd);
 }
 
 struct mmc_error *mmc_mem_open_kdump(const char *path, struct mmc_mem **out)

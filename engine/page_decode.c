@@ -415,6 +415,19 @@ static const enum mmc_member_id mmc_tail_members[] = {
 	MMC_PAGE_MAPCOUNT, MMC_PAGE_REFCOUNT, MMC_PAGE_MEMCG_DATA,
 	MMC_PAGE_LRU,
 };
+/* The same outside ZONE_DEVICE (HugeTLB folios, hot-plugged memory): the
+ * words the ZONE_DEVICE union calls pgmap and zone_device_data are lru
+ * there (a HugeTLB folio's place on its hstate's list). */
+static const enum mmc_member_id mmc_head_members_ram[] = {
+	MMC_PAGE_FLAGS, MMC_PAGE_LRU, MMC_PAGE_MAPPING, MMC_PAGE_INDEX,
+	MMC_PAGE_PRIVATE, MMC_PAGE_MAPCOUNT, MMC_PAGE_REFCOUNT,
+	MMC_PAGE_MEMCG_DATA, MMC_PAGE_COMPOUND_HEAD,
+};
+static const enum mmc_member_id mmc_tail_members_ram[] = {
+	MMC_PAGE_FLAGS, MMC_PAGE_COMPOUND_HEAD, MMC_PAGE_LRU, MMC_PAGE_MAPPING,
+	MMC_PAGE_INDEX, MMC_PAGE_PRIVATE, MMC_PAGE_MAPCOUNT, MMC_PAGE_REFCOUNT,
+	MMC_PAGE_MEMCG_DATA,
+};
 static const enum mmc_member_id mmc_folio_members[] = {
 	MMC_FOLIO_FLAGS_1, MMC_FOLIO_DTOR, MMC_FOLIO_ORDER,
 	MMC_FOLIO_LARGE_MAPCOUNT, MMC_FOLIO_ENTIRE_MAPCOUNT,
@@ -502,6 +515,20 @@ static bool mmc_label_from(const struct mmc_layout *layout,
 const char *mmc_slot_label(const struct mmc_layout *layout, unsigned int slot,
 			   enum mmc_tail_index tail_index, char *buf, size_t size)
 {
+	return mmc_slot_label_of(layout, MMC_RANGE_PGMAP, slot, tail_index, buf, size);
+}
+
+const char *mmc_slot_label_of(const struct mmc_layout *layout, enum mmc_range_kind kind,
+			      unsigned int slot, enum mmc_tail_index tail_index, char *buf,
+			      size_t size)
+{
+	bool dev = kind == MMC_RANGE_PGMAP;
+	const enum mmc_member_id *head = dev ? mmc_head_members : mmc_head_members_ram;
+	const enum mmc_member_id *tail = dev ? mmc_tail_members : mmc_tail_members_ram;
+	size_t nhead = dev ? sizeof(mmc_head_members) / sizeof(mmc_head_members[0]) :
+			     sizeof(mmc_head_members_ram) / sizeof(mmc_head_members_ram[0]);
+	size_t ntail = dev ? sizeof(mmc_tail_members) / sizeof(mmc_tail_members[0]) :
+			     sizeof(mmc_tail_members_ram) / sizeof(mmc_tail_members_ram[0]);
 	uint32_t page_size = layout->size_found[MMC_SIZE_PAGE] ?
 			     (uint32_t)layout->size[MMC_SIZE_PAGE] : 0;
 
@@ -512,9 +539,7 @@ const char *mmc_slot_label(const struct mmc_layout *layout, unsigned int slot,
 		page_size = MMC_MAX_SLOTS * 8;
 #define MMC_NIDS(a) (sizeof(a) / sizeof((a)[0]))
 	if (tail_index == MMC_TAIL_NONE) {
-		if (mmc_label_from(layout, mmc_head_members,
-				   MMC_NIDS(mmc_head_members), 0, page_size,
-				   slot, buf, size))
+		if (mmc_label_from(layout, head, nhead, 0, page_size, slot, buf, size))
 			return buf;
 	} else {
 		if ((tail_index == MMC_TAIL_FIRST || tail_index == MMC_TAIL_SECOND) &&
@@ -523,9 +548,7 @@ const char *mmc_slot_label(const struct mmc_layout *layout, unsigned int slot,
 				   tail_index * page_size, page_size, slot,
 				   buf, size))
 			return buf;
-		if (mmc_label_from(layout, mmc_tail_members,
-				   MMC_NIDS(mmc_tail_members), 0, page_size,
-				   slot, buf, size))
+		if (mmc_label_from(layout, tail, ntail, 0, page_size, slot, buf, size))
 			return buf;
 	}
 #undef MMC_NIDS

@@ -118,6 +118,12 @@ void mmc_format_nval(const struct mmc_nval *v, char *buf, size_t size);
  */
 const char *mmc_slot_label(const struct mmc_layout *layout, unsigned int slot,
 			   enum mmc_tail_index tail, char *buf, size_t size);
+/* The same for a page of a range of that kind: outside ZONE_DEVICE
+ * (HugeTLB, hot-plug) the words of the pgmap/zone_device_data union are
+ * lru.next/lru.prev.  mmc_slot_label() is MMC_RANGE_PGMAP's. */
+const char *mmc_slot_label_of(const struct mmc_layout *layout, enum mmc_range_kind kind,
+			      unsigned int slot, enum mmc_tail_index tail, char *buf,
+			      size_t size);
 
 /*
  * Slots holding exactly two members (two ints: "_mapcount+_refcount"): their

@@ -382,10 +382,12 @@ static void json_diff_range(FILE *out, const struct mmc_snapshot *a,
 		",\"b_index\":%" PRId64 ",\"type\":\"%s\",\"compared\":%" PRIu64 ",\"differing\":%" PRIu64
 		",\"unreadable_a\":%" PRIu64 ",\"unreadable_b\":%" PRIu64 ",\"not_init\":%" PRIu64
 		",\"vframes_differing\":%" PRIu64 ",\"vprot_not_compared\":%" PRIu64
+		",\"placed_a\":%" PRIu64 ",\"placed_b\":%" PRIu64
 		",\"unproven\":%s,\"verdict\":\"%s\",%s",
 		i ? "," : "", r->start_pfn, r->end_pfn, r->a_index, r->b_index,
 		mmc_report_type_short(type), r->compared, r->differing, r->unreadable_a,
 		r->unreadable_b, r->not_init, r->vframes_differing, r->vprot_not_compared,
+		r->placed_a, r->placed_b,
 		r->unproven ? "true" : "false", mmc_verdict_name(r->verdict),
 		res->claims ? "" : "\"fields\":{");
 	if (res->claims)
@@ -451,7 +453,8 @@ static void json_diff_page(FILE *out, const struct mmc_layout *layout,
 
 		if (!(p->slot_mask & (1u << s)))
 			continue;
-		mmc_slot_label(layout, s, p->tail_index, label, sizeof(label));
+		mmc_slot_label_of(layout, (enum mmc_range_kind)p->kind, s, p->tail_index, label,
+				  sizeof(label));
 		fprintf(out, "%s{\"offset\":%u,\"field\":", fs ? "" : ",", s * 8);
 		mmc_json_string(out, label);
 		fputs(",\"a\":", out);
@@ -493,6 +496,17 @@ void mmc_report_diff_json(FILE *out, const struct mmc_snapshot *a, const struct 
 		if (i)
 			fputc(',', out);
 		mmc_json_string(out, res->pgmap_diffs[i]);
+	}
+	/* HugeTLB folios at a pfn in one image only, the pools alike */
+	fprintf(out, "],\"pages_placed\":%" PRIu64 ",\"placement\":[", res->pages_placed);
+	for (size_t i = 0; i < res->nplaced; i++) {
+		const struct mmc_diff_placed *p = &res->placed[i];
+
+		fprintf(out, "%s{\"pfn\":%" PRIu64 ",\"hstate\":%u,\"order\":%u,\"node\":%u"
+			",\"list\":\"%s\",\"only_in\":\"%s\"}",
+			i ? "," : "", p->pfn, p->hstate, p->order, p->node,
+			p->list == MMC_FOLIO_FREE ? "free" : p->list == MMC_FOLIO_ACTIVE ? "active" : "?",
+			p->side ? "patched" : "base");
 	}
 	fputc(']', out);
 	mmc_report_claims_json(out, res);

@@ -410,7 +410,10 @@ static bool on_device(const struct kcidb_doc *d, const struct mmc_diff_range *r)
 
 static void range_why(const struct mmc_diff_range *r, bool dev, char *buf, size_t size)
 {
-	if (r->a_index < 0 || r->b_index < 0)
+	if ((r->a_index < 0 || r->b_index < 0) && (r->placed_a || r->placed_b))
+		snprintf(buf, size, "HugeTLB folios only in the %s image at these pfns: placement, the pools alike",
+			 r->a_index < 0 ? "patched" : "base");
+	else if (r->a_index < 0 || r->b_index < 0)
 		snprintf(buf, size, "range only in the %s image%s", r->a_index < 0 ? "patched" : "base",
 			 r->unproven ? "; the other image's discovery stopped early" : "");
 	else if (r->verdict == MMC_DIFFERENT)
@@ -422,6 +425,10 @@ static void range_why(const struct mmc_diff_range *r, bool dev, char *buf, size_
 			 r->vframes_unreadable ? ", vmemmap frames unreadable" : "",
 			 dev ? "; map=dev: the struct pages are on the device (altmap), which a live"
 			       " snapshot (/proc/kcore) cannot read and a dump can" : "");
+	else if (r->placed_a || r->placed_b)
+		snprintf(buf, size, "identical: %" PRIu64 " pages compared, %" PRIu64 " base and %" PRIu64
+			 " patched pages of HugeTLB folios placed apart (the pools alike)",
+			 r->compared, r->placed_a, r->placed_b);
 	else
 		snprintf(buf, size, "identical: %" PRIu64 " pages compared", r->compared);
 }

@@ -454,12 +454,34 @@ static void diff_page_text(FILE *out, const struct mmc_snapshot *a,
 
 		if (!(p->slot_mask & (1u << s)))
 			continue;
-		mmc_slot_label(layout, s, p->tail_index, label, sizeof(label));
+		mmc_slot_label_of(layout, (enum mmc_range_kind)p->kind, s, p->tail_index, label,
+				  sizeof(label));
 		decoded_slot(a, p, &p->a, s, da, sizeof(da));
 		decoded_slot(b, p, &p->b, s, db, sizeof(db));
 		fprintf(out, "  +%-3u  %-24s  %016" PRIx64 "  %-30s  %016" PRIx64 "  %s\n",
 			s * 8, label, p->a.slot[s].raw, da, p->b.slot[s].raw, db);
 	}
+}
+
+/* HugeTLB folios at a pfn in one image only, their pools alike: no
+ * difference, listed so that what moved is seen. */
+static void placement_text(FILE *out, const struct mmc_diff_result *res)
+{
+	static const char *const list[] = { "free", "active" };
+	const size_t max = 20;
+
+	if (!res->nplaced)
+		return;
+	fprintf(out, "\nHUGETLB PLACEMENT (folios at a pfn in one image only, the pools alike: not compared, no difference)\n");
+	for (size_t i = 0; i < res->nplaced && i < max; i++) {
+		const struct mmc_diff_placed *p = &res->placed[i];
+
+		fprintf(out, "  folio at pfn 0x%" PRIx64 " (hstate#%u, order %u, node %u, %s): only in %s\n",
+			p->pfn, p->hstate, p->order, p->node, p->list < MMC_FOLIO_LISTS ? list[p->list] : "?",
+			p->side ? "patched" : "base");
+	}
+	if (res->nplaced > max)
+		fprintf(out, "  and %zu more\n", res->nplaced - max);
 }
 
 void mmc_report_diff_text(FILE *out, const struct mmc_snapshot *a, const struct mmc_snapshot *b,
@@ -489,11 +511,15 @@ void mmc_report_diff_text(FILE *out, const struct mmc_snapshot *a, const struct 
 			r->differing);
 		if (res->claims)
 			fprintf(out, "  %8" PRIu64, r->claimed);
-		fprintf(out, "  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64 "  %7" PRIu64 "  %-*s  %s%s\n",
+		fprintf(out, "  %8" PRIu64 "  %8" PRIu64 "  %8" PRIu64 "  %7" PRIu64 "  %-*s  %s%s",
 			r->unreadable_a, r->unreadable_b, r->not_init, r->vframes_differing,
 			res->claims ? 17 : 10, mmc_verdict_name(r->verdict),
 			mmc_report_type_short(type),
 			r->a_index < 0 ? " (only in patched)" : r->b_index < 0 ? " (only in base)" : "");
+		if (r->placed_a || r->placed_b)
+			fprintf(out, " (placed: %" PRIu64 " pages only in base, %" PRIu64 " only in patched)",
+				r->placed_a, r->placed_b);
+		fputc('\n', out);
 	}
 	diff_fields_text(out, res);
 	{
@@ -508,6 +534,7 @@ void mmc_report_diff_text(FILE *out, const struct mmc_snapshot *a, const struct 
 	}
 	for (size_t i = 0; i < res->npgmap_diffs; i++)
 		fprintf(out, "%s  %s\n", i ? "" : "\nPGMAP DIFFERENCES\n", res->pgmap_diffs[i]);
+	placement_text(out, res);
 	if (res->ngroups) {
 		fprintf(out, "\nGROUPS%s (%zu of %" PRIu64 ")\n",
 			res->claims ? " BEYOND THE CLAIMS" : "", res->ngroups, res->groups_total);

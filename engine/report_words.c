@@ -229,6 +229,9 @@ void mmc_report_diff_sentence(const struct mmc_diff_result *res, char *buf, size
 				     res->pages_claimed);
 		break;
 	}
+	if (res->nplaced)
+		len = append(buf, size, len, "; %zu HugeTLB folio%s at a pfn in one image only: placement, the pools alike",
+			     res->nplaced, res->nplaced == 1 ? "" : "s");
 	mmc_report_claims_unseen(res, buf, size, len);
 }
 

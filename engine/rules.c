@@ -464,6 +464,18 @@ bool mmc_rule_hugetlb_owns_slot(const struct mmc_layout *layout, uint32_t struct
 	       index < (uint64_t)MMC_HVO_RESERVE_PAGES * page_size / struct_page_size;
 }
 
+bool mmc_rule_hugetlb_list_word(const struct mmc_layout *layout, uint32_t struct_page_size,
+				unsigned int slot)
+{
+	const struct mmc_member *lru = &layout->member[MMC_PAGE_LRU];
+	uint64_t first;
+
+	if (!lru->found || lru->offset % 8 || lru->offset + 16ULL > struct_page_size)
+		return false;
+	first = lru->offset / 8;
+	return slot == first || slot == first + 1;
+}
+
 static const struct mmc_rule_info rules[MMC_RULE_COUNT] = {
 	[MMC_RULE_UNREADABLE] = { "unreadable",
 		"(the dump)",

@@ -317,6 +317,24 @@ unsigned int mmc_rule_hvo_tails(struct mmc_kver v);
 bool mmc_rule_hugetlb_owns_slot(const struct mmc_layout *layout, uint32_t struct_page_size,
 				uint32_t page_size, uint64_t index, unsigned int slot);
 
+/*
+ * Whether slot `slot` of a HugeTLB folio's head is one of the two words of
+ * its lru list_head, which link it into its hstate's list
+ * (enqueue_hugetlb_folio(): list_move(&folio->lru,
+ * &h->hugepage_freelists[nid]); the active list alike).  lru.next/prev
+ * name its neighbours there, the order folios were freed and allocated
+ * in: not struct page state a patch sets up, and it varies between boots
+ * of one kernel (hugetlb_pages_alloc_boot() enqueues the boot-time folios
+ * from padata_do_multithreaded() threads, 6.9+; a neighbour allocated at
+ * another pfn changes the link).  Which list a folio is on, and the
+ * lists' counts, are the pools' (diff_pools.c); the links are not
+ * compared.  HVO's fake heads (page_fixed_fake_head(): the head's struct
+ * page seen again through the shared vmemmap frame) carry the same words.
+ * False when the layout has no slot-aligned lru.
+ */
+bool mmc_rule_hugetlb_list_word(const struct mmc_layout *layout, uint32_t struct_page_size,
+				unsigned int slot);
+
 /* ---- the lint rules ---- */
 
 enum mmc_rule {

@@ -21,6 +21,7 @@
 #include "layout_fixture.h"
 #include "pair_image.h"
 #include "report.h"
+#include "snapshot_pair.h"
 
 static struct mmc_layout layout612;
 
@@ -114,24 +115,17 @@ static inline struct mmc_diff_result *diff_with(const struct mmc_layout *la,
 						const char *text, bool per_page, bool strict,
 						struct mmc_error **errp)
 {
-	struct mmc_snapshot *a = build(la, 0xffffea0000000000ULL, NULL);
-	struct mmc_snapshot *b = build(lb, 0xffffd40000000000ULL, m);
-	struct mmc_claims *cl = NULL;
+	struct mmc_snapshot *a = build(la, VBASE_A, NULL);
+	struct mmc_snapshot *b = build(lb, VBASE_B, m);
 	struct mmc_diff_result *res = NULL;
 	struct mmc_diff_opts o = { .max_pages = 3, .max_groups = 1000, .per_page = per_page,
 				   .strict = strict };
-	struct mmc_error *err;
+	struct mmc_error *err = pair_claims_diff(a, b, "t.claims", text, o, &res);
 
-	err = mmc_claims_parse("t.claims", text, strlen(text), &cl);
-	if (!err) {
-		o.claims = cl;
-		err = mmc_diff(a, b, &o, &res);
-	}
 	if (errp)
 		*errp = err;
 	else
 		die(err);
-	mmc_claims_destroy(cl);
 	mmc_snapshot_destroy(a);
 	mmc_snapshot_destroy(b);
 	return res;
@@ -141,14 +135,10 @@ static inline struct mmc_diff_result *diff_with(const struct mmc_layout *la,
  * without a mutation (what differs is res's to say). */
 static inline char *render(const struct mmc_diff_result *res, enum mmc_format fmt)
 {
-	struct mmc_snapshot *a = build(&layout612, 0xffffea0000000000ULL, NULL);
-	struct mmc_snapshot *b = build(&layout612, 0xffffd40000000000ULL, NULL);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct mmc_snapshot *a = build(&layout612, VBASE_A, NULL);
+	struct mmc_snapshot *b = build(&layout612, VBASE_B, NULL);
+	char *buf = pair_render(a, b, res, fmt);
 
-	mmc_report_diff(f, a, b, res, fmt);
-	fclose(f);
 	mmc_snapshot_destroy(a);
 	mmc_snapshot_destroy(b);
 	return buf;

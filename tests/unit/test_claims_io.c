@@ -338,10 +338,9 @@ static bool row_spans(const char *svg, const char *row, const char *colour, uint
 static void test_map(void)
 {
 	struct mut m = { .page = m_tail_ref };
-	struct mmc_snapshot *a = build(&layout612, 0xffffea0000000000ULL, NULL);
-	struct mmc_snapshot *b = build(&layout612, 0xffffd40000000000ULL, &m);
-	struct mmc_claims *cl;
-	struct mmc_diff_result *res;
+	struct mmc_snapshot *a = build(&layout612, VBASE_A, NULL);
+	struct mmc_snapshot *b = build(&layout612, VBASE_B, &m);
+	struct mmc_diff_result *res = NULL;
 	struct mmc_diff_opts o = { .max_pages = 1, .max_groups = MMC_SVG_MAX_GROUPS };
 	static const char text[] = "memmapcheck-claims 1\nclaim half\n reason the first half\n"
 				   " where pfn=0x100000-0x100800\n field _refcount\n";
@@ -350,9 +349,7 @@ static void test_map(void)
 	char *svg;
 	bool green, red;
 
-	die(mmc_claims_parse("map.claims", text, sizeof(text) - 1, &cl));
-	o.claims = cl;
-	die(mmc_diff(a, b, &o, &res));
+	die(pair_claims_diff(a, b, "map.claims", text, o, &res));
 	if (!mkdtemp(dir)) {
 		tap_ok(false, "mkdtemp");
 		return;
@@ -379,7 +376,6 @@ static void test_map(void)
 	unlink(path);
 	rmdir(dir);
 	mmc_diff_result_destroy(res);
-	mmc_claims_destroy(cl);
 	mmc_snapshot_destroy(a);
 	mmc_snapshot_destroy(b);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Claims' where on the kinds of range beyond ZONE_DEVICE (engine/claims.c,
- * engine/diff_claims.c): kind= and order=, and the pgmap keys (type,
+ * engine/diff_claims_range.c): kind= and order=, and the pgmap keys (type,
  * shift, altmap, flags), which match pgmap ranges only.  A hand-built pair
  * holds one range of each: device-dax in 2 MiB compound pages, HugeTLB of
  * a 2 MiB and of a 1 GiB hstate, a hot-plugged memory block.
@@ -21,19 +21,13 @@
 #include "hand_snapshot.h"
 #include "layout_fixture.h"
 #include "snapshot.h"
+#include "snapshot_pair.h"
 #include "tap.h"
-
-#define ZONE_BITS (4ULL << 61)
-#define PG_HEAD (1ULL << 6)
-#define DELTA 0xdead000000000000ULL
 
 /* The ranges, in pfn order (the diff's range numbers when both have all). */
 enum { R_DAX, R_H2M, R_H1G, R_PLUG, NR };
 
-static const struct {
-	uint64_t start, pages;
-	unsigned int kind, owner, order;
-} rg[NR] = {
+static const struct pair_range rg[NR] = {
 	[R_DAX] = { 0x100000, 2048, MMC_RANGE_PGMAP, 0, 9 },	/* vmemmap_shift 9 */
 	[R_H2M] = { 0x200000, 2048, MMC_RANGE_HUGETLB, 0, 9 },	/* hugepages-2048kB */
 	[R_H1G] = { 0x240000, 1ULL << 18, MMC_RANGE_HUGETLB, 1, 18 },	/* hugepages-1048576kB */
@@ -56,63 +50,6 @@ struct kmut {
 	bool altmap;		/* the pgmap given an altmap (and its flag) */
 };
 
-/* The record at pfn of a range starting at start with folios of order. */
-static void rec(uint64_t vbase, uint64_t pfn, uint64_t start, unsigned int order, bool ref,
-		struct mmc_nrec *r)
-{
-	uint64_t k = (pfn - start) & ((1ULL << order) - 1), head = pfn - k;
-
-	memset(r, 0, sizeof(*r));
-	r->nslots = 8;
-	for (unsigned int i = 0; i < 8; i++)
-		r->slot[i] = nv(MMC_V_NULL, 0, 0, 0);
-	r->slot[0] = raw(ZONE_BITS | (order ? (k ? (k == 1 ? order : 0) : PG_HEAD) : 0));
-	/* _mapcount -1 in the low half, _refcount in the high half */
-	r->slot[6] = raw(((!k ? 1ULL : 0) + (ref && (k >= 3 || !order))) << 32 | 0xffffffffULL);
-	if (!k)
-		return;
-	r->slot[1] = nv(MMC_V_PAGE, 1, -(int64_t)k, vbase + head * 64 + 1);
-	if (k == 1) {
-		r->slot[2] = raw(0xffffffffffffffffULL);
-		r->slot[4] = raw(1ULL << order);
-	} else if (k == 2) {
-		r->slot[2] = nv(MMC_V_SELF, 16, 0, vbase + pfn * 64 + 16);
-		r->slot[3] = nv(MMC_V_SELF, 16, 0, vbase + pfn * 64 + 16);
-	} else {
-		r->slot[3] = nv(MMC_V_POISON, 0, 0x400, DELTA + 0x400);
-	}
-}
-
-static void add_range(struct mmc_snapshot *s, uint64_t vbase, size_t i, const struct kmut *m)
-{
-	struct mmc_srange r;
-	struct mmc_nrec x;
-
-	memset(&r, 0, sizeof(r));
-	r.start_pfn = rg[i].start;
-	r.end_pfn = rg[i].start + rg[i].pages;
-	r.kind = (uint8_t)rg[i].kind;
-	r.owner = rg[i].owner;
-	r.pgmap_index = rg[i].kind == MMC_RANGE_PGMAP ? 0 : MMC_NO_PGMAP;
-	if (i == R_PLUG && m->plug_memmap) {
-		r.altmap_start = r.start_pfn;
-		r.altmap_end = r.start_pfn + 512;
-	}
-	die(mmc_snapshot_begin_range(s, &r));
-	for (uint64_t p = r.start_pfn; p < r.end_pfn; p++) {
-		rec(vbase, p, r.start_pfn, rg[i].order, m->ref, &x);
-		die(mmc_snapshot_append(s, &x));
-	}
-	for (uint64_t k = 0; k < rg[i].pages * 64 / 4096; k++) {
-		struct mmc_vframe vf = { .kind = MMC_VF_RAM, .prot = MMC_VPROT_WRITABLE,
-					 .prot_known = MMC_VPROT_WRITABLE, .leaf = MMC_VLEAF_PTE,
-					 .paddr = (rg[i].start * 64 + k * 4096) | 1ULL << 40 };
-
-		die(mmc_snapshot_append_vframe(s, &vf));
-	}
-	die(mmc_snapshot_end_range(s));
-}
-
 /* The pools the HugeTLB and hot-plug ranges name, and the device-dax pgmap. */
 static void add_owners(struct mmc_snapshot *s, uint64_t vbase, const struct kmut *m)
 {
@@ -134,12 +71,9 @@ static void add_owners(struct mmc_snapshot *s, uint64_t vbase, const struct kmut
 	}
 	die(mmc_snapshot_set_hugetlb(s, MMC_READ_DONE, "", hs, 2, fs, m->no_1g ? 1 : 2));
 	die(mmc_snapshot_set_hotplug(s, MMC_READ_DONE, "", &mb, 1));
-	memset(&pg, 0, sizeof(pg));
-	pg.kaddr = vbase ^ 0x123000;
-	pg.type = 4;
-	snprintf(pg.type_name, sizeof(pg.type_name), "MEMORY_DEVICE_GENERIC");
-	pg.vmemmap_shift = m->shift ? m->shift : 9;
-	pg.nr_range = 1;
+	pair_devdax_pgmap(vbase, &pg);
+	if (m->shift)
+		pg.vmemmap_shift = m->shift;
 	if (m->altmap) {
 		pg.flags = 0x1;
 		pg.has_altmap = true;
@@ -164,7 +98,8 @@ static struct mmc_snapshot *build(uint64_t vbase, const struct kmut *m)
 	add_owners(s, vbase, m);
 	for (size_t i = 0; i < NR; i++)
 		if (!(i == R_H1G && m->no_1g))
-			add_range(s, vbase, i, m);
+			pair_add_range(s, vbase, &rg[i], rg[i].order, m->ref,
+				       i == R_PLUG && m->plug_memmap ? 512 : 0);
 	return s;
 }
 
@@ -174,17 +109,10 @@ static struct mmc_diff_result *diff_pair(const struct mmc_snapshot *a, const str
 {
 	struct mmc_diff_opts o = { .max_pages = 3, .max_groups = 1000, .per_page = per_page };
 	struct mmc_diff_result *res = NULL;
-	struct mmc_claims *cl = NULL;
 
-	die(mmc_claims_parse("k.claims", text, strlen(text), &cl));
-	o.claims = cl;
-	die(mmc_diff(a, b, &o, &res));
-	mmc_claims_destroy(cl);
+	die(pair_claims_diff(a, b, "k.claims", text, o, &res));
 	return res;
 }
-
-#define VBASE_A 0xffffea0000000000ULL
-#define VBASE_B 0xffffd40000000000ULL
 
 /* a built with ma against b built with mb, with the claims text. */
 static struct mmc_diff_result *diff_kinds(const struct kmut *ma, const struct kmut *mb,

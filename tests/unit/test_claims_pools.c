@@ -2,8 +2,9 @@
 /*
  * Claims on the HugeTLB pools' and memory blocks' own differences
  * (engine/diff_pools.c's sentences, named hstate.*, folio.*, memblock.*
- * by engine/claims.c and matched in engine/diff_claims.c): a hand-built
- * pair whose struct pages are alike and whose pools differ in known ways.
+ * by engine/claims.c and matched in engine/diff_claims_range.c): a
+ * hand-built pair whose struct pages are alike and whose pools differ in
+ * known ways.
  * The pair has a device-dax range (for the pgmap keys to miss), an hstate
  * of 32 2 MiB folios and one of a 1 GiB folio, each with its HugeTLB range,
  * and two memory blocks, the first with its self-hosted memmap as a
@@ -26,11 +27,9 @@
 #include "layout_fixture.h"
 #include "report.h"
 #include "snapshot.h"
+#include "snapshot_pair.h"
 #include "tap.h"
 
-#define ZONE_BITS (4ULL << 61)
-#define VBASE_A 0xffffea0000000000ULL
-#define VBASE_B 0xffffd40000000000ULL
 #define MEM_OFFLINE 4	/* include/linux/memory.h; MEM_ONLINE is 1 */
 
 /* The ranges, in pfn order: the diff's range numbers. */
@@ -39,14 +38,11 @@ enum { R_DAX, R_H2M, R_H1G, R_PLUG, NR };
 #define N2M 32		/* 2 MiB folios, at 0x200000 + k * 512 */
 #define PFN2M(k) (0x200000ULL + (uint64_t)(k) * 512)
 
-static const struct {
-	uint64_t start, pages;
-	unsigned int kind, owner;
-} rg[NR] = {
-	[R_DAX] = { 0x100000, 2048, MMC_RANGE_PGMAP, 0 },		/* vmemmap_shift 9 */
-	[R_H2M] = { 0x200000, N2M * 512, MMC_RANGE_HUGETLB, 0 },	/* hugepages-2048kB */
-	[R_H1G] = { 0x240000, 1ULL << 18, MMC_RANGE_HUGETLB, 1 },	/* hugepages-1048576kB */
-	[R_PLUG] = { 0x300000, 512, MMC_RANGE_HOTPLUG, 0 },		/* block 96's memmap */
+static const struct pair_range rg[NR] = {
+	[R_DAX] = { 0x100000, 2048, MMC_RANGE_PGMAP, 0, 9 },		/* vmemmap_shift 9 */
+	[R_H2M] = { 0x200000, N2M * 512, MMC_RANGE_HUGETLB, 0, 9 },	/* hugepages-2048kB */
+	[R_H1G] = { 0x240000, 1ULL << 18, MMC_RANGE_HUGETLB, 1, 18 },	/* hugepages-1048576kB */
+	[R_PLUG] = { 0x300000, 512, MMC_RANGE_HOTPLUG, 0, 0 },		/* block 96's memmap */
 };
 
 /* One folio of the pools, a span of its own. */
@@ -99,38 +95,6 @@ static void set_pools(struct mmc_snapshot *s, const struct pools *p)
 	die(mmc_snapshot_set_hotplug(s, MMC_READ_DONE, "", p->mb, p->nb));
 }
 
-/* Range i, its struct pages alike in both images (order-0 records with
- * the zone bits): only the pools differ. */
-static void add_range(struct mmc_snapshot *s, size_t i)
-{
-	struct mmc_srange r;
-	struct mmc_nrec x;
-
-	memset(&r, 0, sizeof(r));
-	r.start_pfn = rg[i].start;
-	r.end_pfn = rg[i].start + rg[i].pages;
-	r.kind = (uint8_t)rg[i].kind;
-	r.owner = rg[i].owner;
-	r.pgmap_index = rg[i].kind == MMC_RANGE_PGMAP ? 0 : MMC_NO_PGMAP;
-	memset(&x, 0, sizeof(x));
-	x.nslots = 8;
-	for (unsigned int k = 0; k < 8; k++)
-		x.slot[k] = nv(MMC_V_NULL, 0, 0, 0);
-	x.slot[0] = raw(ZONE_BITS);
-	x.slot[6] = raw(1ULL << 32 | 0xffffffffULL);
-	die(mmc_snapshot_begin_range(s, &r));
-	for (uint64_t p = r.start_pfn; p < r.end_pfn; p++)
-		die(mmc_snapshot_append(s, &x));
-	for (uint64_t k = 0; k < rg[i].pages * 64 / 4096; k++) {
-		struct mmc_vframe vf = { .kind = MMC_VF_RAM, .prot = MMC_VPROT_WRITABLE,
-					 .prot_known = MMC_VPROT_WRITABLE, .leaf = MMC_VLEAF_PTE,
-					 .paddr = (rg[i].start * 64 + k * 4096) | 1ULL << 40 };
-
-		die(mmc_snapshot_append_vframe(s, &vf));
-	}
-	die(mmc_snapshot_end_range(s));
-}
-
 static struct mmc_layout layout612;
 
 /* An image with the base pools changed by mut (NULL: none); without_pools:
@@ -150,16 +114,13 @@ static struct mmc_snapshot *build(uint64_t vbase, void (*mut)(struct pools *), b
 		mut(&p);
 	if (!without_pools)
 		set_pools(s, &p);
-	memset(&pg, 0, sizeof(pg));
-	pg.kaddr = vbase ^ 0x123000;
-	pg.type = 4;
-	snprintf(pg.type_name, sizeof(pg.type_name), "MEMORY_DEVICE_GENERIC");
-	pg.vmemmap_shift = 9;
-	pg.nr_range = 1;
+	pair_devdax_pgmap(vbase, &pg);
 	die(mmc_snapshot_add_pgmap(s, &pg));
-	/* a HugeTLB or hot-plug range needs the owner it names */
+	/* a HugeTLB or hot-plug range needs the owner it names; the struct
+	 * pages are order-0 records alike in both images: only the pools
+	 * differ */
 	for (size_t i = 0; i < (without_pools ? 1 : NR); i++)
-		add_range(s, i);
+		pair_add_range(s, vbase, &rg[i], 0, false, 0);
 	return s;
 }
 
@@ -169,14 +130,10 @@ static struct mmc_diff_result *judge(const struct mmc_snapshot *a, const struct 
 {
 	struct mmc_diff_opts o = { .max_pages = 3, .max_groups = 100, .strict = strict };
 	struct mmc_diff_result *res = NULL;
-	struct mmc_claims *cl = NULL;
 	char full[2048];
 
 	snprintf(full, sizeof(full), "memmapcheck-claims 1\n%s", text);
-	die(mmc_claims_parse("p.claims", full, strlen(full), &cl));
-	o.claims = cl;
-	die(mmc_diff(a, b, &o, &res));
-	mmc_claims_destroy(cl);
+	die(pair_claims_diff(a, b, "p.claims", full, o, &res));
 	return res;
 }
 
@@ -837,18 +794,6 @@ static void test_parse_good(void)
 
 /* ---- reports: every format that lists claimed pgmap differences ---- */
 
-static char *render(const struct mmc_snapshot *a, const struct mmc_snapshot *b,
-		    const struct mmc_diff_result *res, enum mmc_format fmt)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	mmc_report_diff(f, a, b, res, fmt);
-	fclose(f);
-	return buf;
-}
-
 static const char REPORT_CLAIMS[] =
 	"claim hvo-hotplug\n reason HVO optimises the folios on hot-plugged memory\n"
 	" where kind=hugetlb order=9 pfn=0x200000-0x200800\n field folio.vmemmap plain -> optimised\n"
@@ -859,9 +804,9 @@ static void test_reports(void)
 	struct mmc_snapshot *a = build(VBASE_A, NULL, false), *b = build(VBASE_B, m_hvo4, false);
 	struct mmc_diff_result *res = judge(a, b, REPORT_CLAIMS, false);
 	struct mmc_diff_result *strict = judge(a, b, REPORT_CLAIMS, true);
-	char *t = render(a, b, res, MMC_FMT_TEXT), *j = render(a, b, res, MMC_FMT_JSON);
-	char *k = render(a, b, res, MMC_FMT_KTAP), *ks = render(a, b, strict, MMC_FMT_KTAP);
-	char *u = render(a, b, res, MMC_FMT_JUNIT), *us = render(a, b, strict, MMC_FMT_JUNIT);
+	char *t = pair_render(a, b, res, MMC_FMT_TEXT), *j = pair_render(a, b, res, MMC_FMT_JSON);
+	char *k = pair_render(a, b, res, MMC_FMT_KTAP), *ks = pair_render(a, b, strict, MMC_FMT_KTAP);
+	char *u = pair_render(a, b, res, MMC_FMT_JUNIT), *us = pair_render(a, b, strict, MMC_FMT_JUNIT);
 	/* 2048 + 32 * 512 + 1 << 18 + 512 pages in the four ranges */
 	static const char verdict[] = "as claimed: 0 of 281088 pages in 0 of 4 ranges differ, every difference claimed, "
 				      "4 pgmap differences; claimed but not seen: never\n";

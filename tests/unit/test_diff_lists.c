@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Diff, a HugeTLB folio's list links (engine/diff_chunk.c list_links()):
+ * Diff, a HugeTLB folio's list links (rules.c mmc_rule_hugetlb_list_word()):
  * the lru words of a folio's head on an hstate list name its neighbours
  * there, whose order varies between boots (hugetlb_pages_alloc_boot()'s
  * padata threads), so they are not compared in HugeTLB ranges; the pools
  * compare which list each folio is on.  Everything else still compares:
  * a tail's compound_head (the same word as a head's lru.next), the head's
- * other words, and the same lru words in a ZONE_DEVICE range.
+ * other words, and the same lru words in a ZONE_DEVICE range.  The words
+ * are named as the range's kind has them (include/linux/mm_types.h: the
+ * lru list_head, or the ZONE_DEVICE union's pgmap and zone_device_data).
  *
  * [proof]: the pair is built here, four 2 MiB folios in a HugeTLB range
  * and the same in a device-dax range; a's free list runs in pfn order, b's
@@ -41,6 +43,7 @@ struct variant {
 	bool head_private;	/* folio 1's head: private (HPG_* bits) changed */
 	bool tail_head;		/* folio 2's page[5]: compound_head off by one folio */
 	bool dax_links;		/* the device-dax heads get the same list links */
+	bool tail_word2;	/* folio 3's page[7], both ranges: the word at offset 16 set */
 };
 
 /* lru.next/prev of folio i: neighbours on a circular list through a list
@@ -79,6 +82,8 @@ static void rec(uint64_t vbase, size_t ri, uint64_t pfn, const struct variant *v
 			r->slot[5] = raw(0x4);
 		return;
 	}
+	if (v->tail_word2 && folio == 3 && k == 7)
+		r->slot[LRU_SLOT + 1] = raw(0x1234);
 	if (ri == R_HUGE && v->tail_head && folio == 2 && k == 5)
 		head_delta -= 1 << ORDER;
 	r->slot[1] = nv(MMC_V_PAGE, 1, head_delta, vbase + (uint64_t)((int64_t)pfn + head_delta) * 64 + 1);
@@ -183,6 +188,40 @@ static void run_case(const struct lcase *k, bool per_page)
 	mmc_snapshot_destroy(b);
 }
 
+/*
+ * The word at offset 16 of a tail: lru.prev where the page is not a
+ * ZONE_DEVICE one (the HugeTLB range), zone_device_data in the device-dax
+ * range; a pgmap page's lru words are not its own.
+ */
+static void test_names(void)
+{
+	struct variant va = { 0 }, vb = { .tail_word2 = true };
+	struct mmc_diff_opts o = { .max_pages = 3, .max_groups = 100 };
+	struct mmc_diff_result *res = NULL;
+	struct mmc_snapshot *a, *b;
+	bool ok, found = false;
+
+	a = build(0xffffea0000000000ULL, &va);
+	b = build(0xffffd40000000000ULL, &vb);
+	die(mmc_diff(a, b, &o, &res));
+	ok = res->nranges == NR && res->ranges[R_HUGE].differing == 1 &&
+	     res->ranges[R_DAX].differing == 1;
+	tap_ok(ok && names(&res->ranges[R_HUGE], "lru.prev") &&
+	       !names(&res->ranges[R_HUGE], "zone_device_data"),
+	       "[proof] a HugeTLB tail's word at offset 16 is lru.prev");
+	tap_ok(ok && names(&res->ranges[R_DAX], "zone_device_data"),
+	       "[proof] a device-dax tail's word at offset 16 is zone_device_data");
+	for (size_t i = 0; i < res->npages; i++)
+		if (res->pages[i].pfn == range_start[R_HUGE] + (3 << ORDER) + 7) {
+			found = true;
+			ok = ok && res->pages[i].kind == MMC_RANGE_HUGETLB;
+		}
+	tap_ok(ok && found, "[proof] the first differing pages keep their range's kind for the report's names");
+	mmc_diff_result_destroy(res);
+	mmc_snapshot_destroy(a);
+	mmc_snapshot_destroy(b);
+}
+
 static void test_list_links(void)
 {
 	static const struct lcase cases[] = {
@@ -207,6 +246,7 @@ int main(void)
 	if (mmc_test_layout_612(&layout612))
 		return 1;
 	test_list_links();
+	test_names();
 	mmc_test_layout_release(&layout612);
 	return tap_done();
 }
