@@ -59,13 +59,20 @@ def hvo_images():
 
 
 IMAGES = hvo_images()
-# Kernels whose images are checked one by one only.  7.2.8's two base boots
-# put one free 2 MiB folio at different pfns (b1 0xc3e00, b2 0xc3600; the
-# oracle's listings agree), so no pair of its images compares alike in the
-# pools, and the hist-hvo-reset-nr3 prediction misses pages 1-3 of the
-# folios the tool reports (to be settled in scripts/oracle/oracle_hvo.py).
-UNPAIRED = {"7.2": "7.2.8's two boots place a free 2 MiB folio differently "
-                   "(0xc3e00, 0xc3600): its pairs do not compare alike"}
+# Known disagreements between the tool and the oracle on 7.2.8, reported
+# as TAP TODO (the result is printed, the test does not fail on it).
+TODO_72 = {
+    # b1 and b2 put one free 2 MiB folio at different pfns (0xc3e00,
+    # 0xc3600): the tool pairs folios by pfn and calls that placement
+    # (engine/diff_pools.c); the oracle's raw diff counts the folio's
+    # struct pages and its free-list neighbours' lru links as different
+    "boots": "7.2.8's boots place one free 2 MiB folio apart: its pages and its list "
+             "neighbours' lru links differ raw, the tool calls it placement",
+    # oracle_hvo.py predict() leaves out pages 1-3 of the folios whose
+    # vmemmap hist-hvo-reset-nr3 restores; the tool reports them
+    "hist": "the tool also reports pages 1-3 of the restored folios, which "
+            "oracle_hvo.py predict() does not predict for 7.x yet",
+}
 TMP = tempfile.mkdtemp(prefix="mmc-hugetlb-")
 
 
@@ -318,9 +325,6 @@ def main():
 
     for kver in sorted({i.split("-", 1)[0] for i in IMAGES}):
         base, base2 = "%s-base-hvo-b1" % kver, "%s-base-hvo-b2" % kver
-        if kver in UNPAIRED:
-            tap.skip(UNPAIRED[kver], "%s: the pairs (two boots, template, hist) and claims" % kver)
-            continue
         variants = [re.sub(r"^%s-(.*)-hvo-b1$" % re.escape(kver), r"\1", i) for i in IMAGES
                     if i.startswith(kver + "-") and re.search(r"-(mut|hist)-", i)]
         for v in variants:
@@ -339,7 +343,8 @@ def main():
             # and their HVO fake-head aliases, anon_vma pointers (normalised)
             missed = sorted(p for p in set(raw) - pfns if set(raw[p]) - {"mapping"})
             tap(not missed, "[oracle] %s base b1 vs b2: every raw difference but object pointers (mapping) is reported"
-                % kver, "missed: %s" % [(hex(p), raw[p]) for p in missed[:10]])
+                % kver, "missed: %s" % [(hex(p), raw[p]) for p in missed[:10]],
+                todo=TODO_72["boots"] if kver == "7.2" else None)
         r = pair(base, "%s-template-hvo-b1" % kver, "template series leaves HugeTLB alone")
         if r:
             pools, pfns, raw, moved = r
@@ -362,7 +367,8 @@ def main():
             tap(pred_h and moved and not miss and not extra,
                 "[oracle] %s %s vs base: the tool reports exactly the %d struct pages the oracle predicts in HugeTLB ranges and the %d its HVO change moves (tool: %d)"
                 % (kver, hist, len(pred_h), len(moved), len(pfns)),
-                "missed: %s\nextra: %s" % ([hex(x) for x in miss[:10]], [hex(x) for x in extra[:10]]))
+                "missed: %s\nextra: %s" % ([hex(x) for x in miss[:10]], [hex(x) for x in extra[:10]]),
+                todo=TODO_72["hist"] if kver == "7.2" else None)
     return tap.plan()
 
 
