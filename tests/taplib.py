@@ -36,9 +36,10 @@ class Tap:
         self.diag_last = diag_last
 
     def __call__(self, ok, what, diag=None, todo=None):
-        """One result.  todo: why a failure is known and not settled yet;
-        it is reported as a TAP TODO (diag included) and does not make the
-        script fail."""
+        """One result; returns bool(ok), so that a check can guard the
+        ones that need it.  todo: why a failure is known and not settled
+        yet; it is reported as a TAP TODO (diag included) and does not make
+        the script fail."""
         self.n += 1
         # a '#' in the description would start a TAP directive ("range #2")
         line = ("ok" if ok else "not ok") + " %d - %s" % (self.n, what.replace("#", "\\#"))
@@ -54,6 +55,7 @@ class Tap:
             for d in lines:
                 print("# " + d)
         sys.stdout.flush()
+        return bool(ok)
 
     def skip(self, why, what=None):
         """A result not tested here, and why: "ok N - what # SKIP why"
@@ -68,6 +70,18 @@ class Tap:
         print("1..%d" % self.n)
         sys.stdout.flush()
         return 1 if self.failed else 0
+
+
+def run(cmd, env=None, cwd=None):
+    """(exit status, standard output, standard error) of cmd, as text."""
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env=env, cwd=cwd)
+    return p.returncode, p.stdout, p.stderr
+
+
+def kernel_dir(image):
+    """The cache's directory of the kernel an image ran (its vmlinux)."""
+    return os.path.join(CACHE, "kernels", kernel_of(image))
 
 
 def skip_all(why, stderr=False):
@@ -216,3 +230,107 @@ def cli_diff(a, b, *opts, env=None):
         e.update(env)
     return subprocess.run([CLI, "diff"] + list(opts) + [a, b],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e)
+
+
+class HvoOracle:
+    """scripts/oracle/oracle.py hvo (drgn over a kernel's debug vmlinux) on
+    the cache's FULL captures of issue 19's images: the second
+    implementation that tests/hugetlb.t and tests/hvo-lint.t hold the tool,
+    run on the committed trimmed dumps, against.  Its answers are recorded
+    in test-vectors/hvo-oracle/KEY.json.xz, so that the tests need neither
+    the 600 MB vmlinux files nor the full dumps:
+
+      default            read the record (a missing one fails);
+      MMC_HVO_LIVE=1     (make check-hvo) run the oracle again on the full
+                         dumps and require the recorded answer; where a
+                         vmlinux, a full dump or drgn is missing, say so
+                         (SKIP) and read the record;
+      MMC_HVO_RECORD=1   run it and write the record.
+
+    A record is the oracle's JSON (`check`, which prints text, as {"exit",
+    "out"}), with the cache's path written as $CACHE."""
+
+    RECORDS = os.path.join(TOP, "test-vectors", "hvo-oracle")
+    # drgn is in Debian's python3-drgn, for /usr/bin/python3 (doc/ORACLE.md)
+    PYTHON = "/usr/bin/python3"
+
+    def __init__(self, tap):
+        self.tap = tap
+        self.record = os.environ.get("MMC_HVO_RECORD") == "1"
+        self.live = self.record or os.environ.get("MMC_HVO_LIVE") == "1"
+        self._drgn = None
+
+    @staticmethod
+    def full(image):
+        """The cache's full capture of image, or None."""
+        p = os.path.join(CACHE, "images", image + ".kdump")
+        return p if os.path.exists(p) else None
+
+    @staticmethod
+    def vmlinux(image):
+        p = os.path.join(kernel_dir(image), "vmlinux")
+        return p if os.path.exists(p) else None
+
+    def have_drgn(self):
+        if self._drgn is None:
+            self._drgn = os.path.exists(self.PYTHON) and run([self.PYTHON, "-c", "import drgn"])[0] == 0
+        return self._drgn
+
+    def path(self, key):
+        return os.path.join(self.RECORDS, key + ".json.xz")
+
+    def read(self, key):
+        import json
+        import lzma
+        if not os.path.exists(self.path(key)):
+            return None
+        with lzma.open(self.path(key), "rt") as f:
+            return json.load(f)
+
+    @staticmethod
+    def normal(js):
+        """js with the cache's path as $CACHE (a record holds no machine's path)."""
+        if isinstance(js, dict):
+            return {k: HvoOracle.normal(v) for k, v in js.items()}
+        if isinstance(js, list):
+            return [HvoOracle.normal(v) for v in js]
+        if isinstance(js, str) and js.startswith(CACHE + "/"):
+            return "$CACHE" + js[len(CACHE):]
+        return js
+
+    def __call__(self, key, images, args):
+        """The answer of `oracle.py hvo ARGS`, where each None in args is
+        the next of images' vmlinux and full dump in turn (list and check:
+        [image]; diff: [a, b]; predict: [base]), or None (the failure is
+        reported)."""
+        import json
+        import lzma
+        rel = os.path.relpath(self.path(key), TOP)
+        rec = self.read(key)
+        if not self.live:
+            self.tap(rec is not None, "[guard] oracle %s: recorded in %s" % (key, rel),
+                     "missing: MMC_HVO_RECORD=1 make check-hvo records it from the cache's full dumps")
+            return rec
+        need = [p for i in images for p in (self.vmlinux(i), self.full(i))]
+        if not self.have_drgn() or None in need:
+            self.tap.skip("oracle %s not run again: %s" % (
+                key, "no drgn in %s" % self.PYTHON if not self.have_drgn() else
+                "no vmlinux or full dump of %s in %s" % (" ".join(images), CACHE)),
+                "oracle %s" % key)
+            self.tap(rec is not None, "[guard] oracle %s: recorded in %s" % (key, rel))
+            return rec
+        it = iter(need)
+        argv = [next(it) if a is None else a for a in args]
+        rc, out, err = run([self.PYTHON, os.path.join(TOP, "scripts", "oracle", "oracle.py"), "hvo"] + argv)
+        if not self.tap(rc in (0, 1) and (rc == 0 or args[0] == "check"),
+                        "[guard] oracle hvo %s runs on the full dumps (exit %d)" % (key, rc), err):
+            return rec
+        js = self.normal({"exit": rc, "out": out} if args[0] == "check" else json.loads(out))
+        if self.record:
+            os.makedirs(self.RECORDS, exist_ok=True)
+            with lzma.open(self.path(key), "wt", preset=9) as f:
+                json.dump(js, f, sort_keys=True, separators=(",", ":"))
+            rec = js
+        self.tap(rec == js, "[oracle] oracle %s on the full dumps gives its record %s" % (key, rel),
+                 "the record differs (or is missing): MMC_HVO_RECORD=1 make check-hvo rewrites it")
+        return js

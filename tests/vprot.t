@@ -34,7 +34,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from taplib import CLI, TOP, Tap, dump_path, layout_of, skip_all  # noqa: E402
+from taplib import CLI, TOP, HvoOracle, Tap, dump_path, layout_of, skip_all  # noqa: E402
 sys.path.insert(0, os.path.join(TOP, "scripts", "oracle"))
 import damage  # noqa: E402
 
@@ -124,6 +124,9 @@ def check(image):
         "\n".join(wrong))
     mapped = sum(v["count"] for rg in show["ranges"] for v in rg["vframes"]
                  if v["kind"] in ("ram", "device"))
+    if image in HVO_IMAGES:
+        hvo_proof(image, show, rd)
+        return
     ro = READ_ONLY.get(image, 0)
     if ro:
         tap(mapped and writable == mapped - ro and not unrecorded,
@@ -145,6 +148,55 @@ def check(image):
 # that, mut-section-writable does not.
 PORT_READ_ONLY = 64 * (8 - 1) + (0x40000 // 64 - 1)
 READ_ONLY = {"7.2-section-vmemmap-b1": PORT_READ_ONLY, "7.2-mut-section-tail-uninit-b1": PORT_READ_ONLY}
+
+
+def hvo_images():
+    with open(os.path.join(TOP, "test-vectors", "hvo-images.txt")) as f:
+        return {w for w in (line.split("#", 1)[0].strip() for line in f) if w}
+
+
+# The hvo-flavour kernels (test-vectors/hvo-images.txt) run HugeTLB vmemmap
+# optimisation: vmemmap_remap_pte() (mm/hugetlb_vmemmap.c) maps the tail
+# vmemmap pages of an optimised folio PAGE_KERNEL_RO onto one shared frame
+# (mut-hvo-tail-rw: PAGE_KERNEL).  Which folios there are and how their
+# tails are mapped is the oracle's (scripts/oracle/oracle.py hvo list, recorded
+# from the full captures: tests/taplib.py HvoOracle).
+HVO_IMAGES = hvo_images()
+hvo_oracle = HvoOracle(tap)
+
+
+def hvo_proof(image, show, rd):
+    lst = hvo_oracle("list-" + image, [image], ["list", None, None, "-f", "json"])
+    if lst is None:
+        return
+    per = PAGE // rd.sps
+    tail_vpages = {}        # vmemmap page -> its folio's tails read-only (oracle)
+    for f in lst["folios"]:
+        first = (rd.vmemmap + f["head"] * rd.sps) // PAGE
+        for k in range(1, f["vmemmap_pages"]):
+            tail_vpages[first + k] = f["tail_rw"] == [False]
+    want_ro = sum(tail_vpages.values())
+    outside_ro = in_ro = in_rw = 0
+    for rg in show["ranges"]:
+        first_vpage = (rd.vmemmap + rg["start_pfn"] * rd.sps) // PAGE
+        for v in rg["vframes"]:
+            if v["kind"] not in ("ram", "device"):
+                continue
+            for i in range(v["first"], v["first"] + v["count"]):
+                ro_oracle = tail_vpages.get(first_vpage + i)
+                if ro_oracle is None:
+                    outside_ro += v["writable"] is not True
+                elif v["writable"] is False and ro_oracle:
+                    in_ro += 1
+                elif v["writable"] is True and not ro_oracle:
+                    in_rw += 1
+    tap(not outside_ro,
+        "[proof] %s: every vmemmap page outside the HugeTLB folios' tails writable (PAGE_KERNEL)" % image,
+        "%d not writable" % outside_ro)
+    tap(in_ro == want_ro and in_ro + in_rw == len(tail_vpages) and per,
+        "[oracle] %s: %d tail vmemmap pages of HugeTLB folios read-only, %d writable, as the oracle's walk of the full dump finds"
+        % (image, in_ro, in_rw),
+        "oracle: %d read-only of %d" % (want_ro, len(tail_vpages)))
 
 
 def main():

@@ -54,13 +54,16 @@ with open(os.path.join(top, "scripts", "docs", "hvo-images.tsv")) as f:
 kernel_of_kver = {}
 for name, row in images.items():
     kernel_of_kver.setdefault(name.split("-", 1)[0], row["kernel"])
+# issue 19's images last, in hvo-images.txt's order, whether images.tsv
+# lists them (dumps/hvo.tar.xz) or not
 for name in listed(os.path.join(top, "test-vectors", "hvo-images.txt")):
-    if name in images:
-        continue
-    kernel = re.sub(r"-b\d+$", "", name)
-    images[name] = {"kernel": kernel_of_kver.get(name.split("-", 1)[0], "?"), "kaslr": "0",
-                    "regenerate": "scripts/prove/capture.sh $CACHE/kernels/%s %s --layout standard-hvo"
-                                  % (kernel, name)}
+    row = images.pop(name, None)
+    if row is None:
+        kernel = re.sub(r"-b\d+$", "", name)
+        row = {"kernel": kernel_of_kver.get(name.split("-", 1)[0], "?"), "kaslr": "0",
+               "regenerate": "scripts/prove/capture.sh $CACHE/kernels/%s %s --layout standard-hvo"
+                             % (kernel, name)}
+    images[name] = row
     proves[name].append(hvo_proves.get(name, ""))
 
 print("| image | kernel | KASLR | what it proves | regenerate |")

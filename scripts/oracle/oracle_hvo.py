@@ -212,6 +212,10 @@ class Types:
 class Image:
     def __init__(self, vmlinux, dump_path):
         self.touched = set()     # every frame read (scripts/vectors/trim-dump.py keeps them)
+        # every kernel virtual page read through the direct map or the
+        # kernel text mapping, which read() translates by arithmetic:
+        # trim-dump.py keeps the page tables a reader that walks them needs
+        self.vpages = set()
         self.t = Types(vmlinux)
         self.d = Dump(dump_path)
         self.path = dump_path
@@ -262,6 +266,8 @@ class Image:
         return None
 
     def read(self, va, n):
+        if va >= KTEXT or self.page_offset <= va < self.page_offset + (1 << 46):
+            self.vpages.update(range(va // PAGE * PAGE, va + n, PAGE))
         if va >= KTEXT:
             return self.phys(va - KTEXT + self.phys_base, n)
         if self.page_offset <= va < self.page_offset + (1 << 46):

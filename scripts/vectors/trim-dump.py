@@ -10,8 +10,9 @@ second bitmap and the page descriptors so that only these frames are
 dumped (scripts/oracle/damage.py's oracle finds them from the saved layout, the
 page tables and pgmap_array, not from memmapcheck):
 
-  meta     the kernel variables discovery reads (vmemmap_base,
-           page_offset_base, vmalloc_base, pgmap_array), the xa_nodes, the
+  meta     the kernel variables discovery reads (every symbol the saved
+           layout names: vmemmap_base, page_offset_base, vmalloc_base,
+           pgmap_array, vmemmap_optimize_enabled, ...), the xa_nodes, the
            dev_pagemaps with their ranges, every page-table page on the way
            to them, to the vmemmap and to _text (the paging-depth probe);
   dax      the device-dax chain: dax_superblock, its inodes, their
@@ -30,6 +31,7 @@ page tables and pgmap_array, not from memmapcheck):
            xarray, its memory_block and vmem_altmap structs, 7.x zones'
            vmemmap_tails[], every vmemmap frame of every hugetlb folio and
            of every hot-plugged block's memmap, and the page tables to them
+           and to every direct-map and kernel-image page the oracle reads
            (types from the vmlinux's DWARF through drgn: /usr/bin/python3).
 
 Every other page is left out the way makedumpfile leaves out a filtered
@@ -91,6 +93,11 @@ class Keep:
         # pgtable_l5_enabled; its page-table pages cost little
         if '_text' in o.sym:
             o.translate(o.ksym('_text'), '_text')
+        # every kernel variable the saved layout names (discovery reads
+        # them, e.g. vmemmap_optimize_enabled for the pools' HVO column)
+        for name in sorted(o.sym):
+            if name not in ('_text', '_stext', '_end'):
+                self.keep_range(o.ksym(name), 8, 'kernel variable ' + name)
 
     def vread(self, va, n, what):
         """Kernel memory by virtual address, every frame touched kept."""
@@ -141,6 +148,13 @@ class Keep:
         img = oracle_hvo.Image(vmlinux, self.d.path)
         for f in oracle_hvo.frames_to_keep(img):
             self.add(f, 'hugetlb/memory blocks')
+        # the oracle reads the direct map and the kernel image by
+        # arithmetic; memmapcheck translates through the page tables, so
+        # every table on the way to each of those pages is kept (the
+        # direct map has 4 KiB PTEs below its 2 MiB pages: memory_block
+        # objects sit there)
+        for va in sorted(img.vpages):
+            self.o.translate(va, 'hugetlb/memory blocks')
 
     def markers(self):
         """The guest's daxtouch (scripts/prove/guest/daxtouch.c) writes
