@@ -37,7 +37,10 @@ usage: oracle.py hvo list  VMLINUX DUMP [-f json|text]
        oracle.py hvo verify KVER VARIANT VMLINUX BASE_DUMP VMLINUX2 DUMP2 [BASE_DUMP2]
   verify: predict from the base image, diff the two images, compare;
   BASE_DUMP2, another boot of the base kernel, names the words that vary
-  from boot to boot (list links, anon_vma pointers), which are left out.
+  from boot to boot (anon_vma pointers), which are left out.  diff leaves
+  out, as memmapcheck's diff does (doc/DESIGN.md "Diff: what compares"),
+  the folios placed apart (listed under "placement") and the lru words of
+  struct pages that read as heads.
 Exit: 0 fine (check: every rule holds; verify: prediction and measurement
 agree), 1 violations / disagreements, 2 usage or unreadable input.
 """
@@ -743,6 +746,30 @@ def folio_change(res, f, **kw):
         {k: [f[k] if k != 'hpg' else f['hpg'], v] for k, v in kw.items()})
 
 
+def prehvo(img, f):
+    """7.x: whether folio f was optimised at boot before the memmap was
+    initialised ("pre-HVO", CONFIG_SPARSEMEM_VMEMMAP_PREINIT:
+    hugetlb_vmemmap_init_early() exists): a gigantic folio (order above
+    MAX_PAGE_ORDER: only memblock can give it at boot,
+    hugetlb_hstate_alloc_pages(); the standard-hvo workload allocates none
+    at run time) that vmemmap_should_optimize_bootmem_page() accepts: its
+    physical address and size aligned to the section size and to what one
+    vmemmap PMD maps ((PMD_SIZE / sizeof(struct page)) << PAGE_SHIFT).
+    Its tail PTEs come from vmemmap_populate_hvo() and
+    vmemmap_wrprotect_hvo(), not from vmemmap_remap_pte()
+    (mm/hugetlb_vmemmap.c __hugetlb_vmemmap_optimize_folios(): "Already
+    optimized by pre-HVO, just map the mirrored tail page structs RO")."""
+    t = img.t
+    if not t.has_sym('hugetlb_vmemmap_init_early'):
+        return False
+    max_order = t.prog.type('struct zone').member('free_area').type.length - 1
+    if f['order'] <= max_order:
+        return False
+    pmd_span = (1 << 21) // img.sps     # pfns one vmemmap PMD maps (x86_64 PMD_SIZE 2 MiB)
+    nr = 1 << f['order']
+    return all(f['head'] % u == 0 and nr % u == 0 for u in (img.section_pages, pmd_span))
+
+
 # Each hvo variant's semantics (patches/<kver>/<variant>.patch headers), as
 # a function of the base image: which struct pages differ in which words,
 # which folios change state (HVO, HPG flags, vmemmap PTE bits).
@@ -761,9 +788,10 @@ def predict(kver, variant, img, lst):
         for f in lst['folios']:
             if not f['hvo']:
                 continue
-            if v7 and f['tail_dirty'] == [True]:
-                res['notes'].append('folio %#x: boot pre-HVO (vmemmap_populate_hvo() + '
-                                    'vmemmap_wrprotect_hvo()): tail PTEs stay read-only' % f['head'])
+            if v7 and prehvo(img, f):
+                res['notes'].append('folio %#x: a boot-time gigantic folio optimised before memmap '
+                                    'init (vmemmap_populate_hvo(), vmemmap_wrprotect_hvo()): '
+                                    'its tail PTEs stay read-only' % f['head'])
                 continue
             folio_change(res, f, tail_rw=[True], tail_dirty=[True])
         return res
@@ -774,9 +802,15 @@ def predict(kver, variant, img, lst):
             if not in_ranges(f['head'], hp) or f['hvo'] or f['vmemmap_pages'] < 2:
                 continue
             nr = 1 << f['order']
-            # HVO no longer refused: optimised, its vmemmap pages 1..N-1
-            # (altmap frames) freed to the buddy allocator
-            for k in range(per, nr, per):
+            # HVO no longer refused: optimised, and every altmap frame of
+            # its vmemmap freed to the buddy allocator, the head's too
+            # (6.12.117 and 7.2.8 alike): __hugetlb_vmemmap_optimize_folio()
+            # copies the first vmemmap page to a page of alloc_pages_node()
+            # (copy_page()), the walk starts at &folio->page, and
+            # vmemmap_remap_pte() maps that copy there (walk->nr_walked ==
+            # 0) and lists the old frame for free_vmemmap_page_list() with
+            # those of vmemmap pages 1..N-1
+            for k in range(0, nr, per):
                 freed.add(img.vmemmap_pte(f['head'] + k)[0])
             hw = words(img.struct_page(f['head']))
             hw[5] |= 1 << bits['HPG_vmemmap_optimized']
@@ -806,19 +840,64 @@ def predict(kver, variant, img, lst):
                     res['struct_pages']['%#x' % pfn] = d
         return res
     if variant == 'hist-hvo-reset-nr3' and v7:
-        # restore copies the 1 GiB folio's struct pages 0..63 (0..2 reset
-        # from 3..5) instead of the zone's tail frame; after demotion only
-        # 512m+4..63 stay visible: lru.prev = that folio's page[j] self-pointer
-        lru = img.t.off('struct page', 'lru')
+        # demote_free_hugetlb_folios() restores the 1 GiB folio's vmemmap
+        # (hugetlb_vmemmap_restore_folios()): with the patch each vmemmap
+        # page k = 1..4095 is a copy of the folio's first one (struct pages
+        # 0..63), then reset_struct_pages() (NR_RESET_STRUCT_PAGE 3): its
+        # struct pages 0, 1, 2 are copies of 3, 4, 5; base copies the
+        # zone's order-18 tail frame instead.  Struct pages 512m .. 512m+63
+        # (m = 1..511) stay visible: each new 2 MiB folio keeps that memory
+        # as its head vmemmap page (its copy, __hugetlb_vmemmap_optimize_folio())
+        # and maps 64..511 onto the order-9 tail frame again, in both.  The
+        # words the demotion writes (clear_compound_head(),
+        # prep_compound_page(): prep_compound_tail()'s compound_info,
+        # mapping, private, prep_compound_head()'s page[1..2] folio words;
+        # new_folio->mapping; init_new_hugetlb_folio(): page type, lru,
+        # page[3]'s subpool and cgroup words) are alike in both; what is
+        # left is the copied source:
+        #  - _mapcount and _refcount of struct pages 1..63: the 1 GiB folio's
+        #    page[3..63] (hugetlb_folio_init_tail_vmemmap():
+        #    __init_single_page() _mapcount -1, set_page_count(page, 0));
+        #  - the head's _refcount, page[3]'s 0, where nothing sets it
+        #    again: the folios still free (allocation sets it:
+        #    alloc_hugetlb_folio());
+        #  - lru.prev of struct pages 4..63: the 1 GiB folio's page[j]
+        #    self-pointer (__init_single_page()'s INIT_LIST_HEAD()), which
+        #    lru.next (compound_info) overwrites but not lru.prev.
+        # Compared with what base holds there (FINDINGS.md 6: the order-18
+        # tail frame reads _refcount 1), these are the words that differ.
+        lru = img.t.off('struct page', 'lru') // 8
+        mc = img.t.off('struct page', '_mapcount')
+        rc = img.t.off('struct page', '_refcount')
+        folio_at = {f['head']: f for f in lst['folios']}
+
+        def counts(raw, mapcount, refcount):
+            b = bytearray(raw)
+            if mapcount is not None:
+                struct.pack_into('<i', b, mc, mapcount)
+            struct.pack_into('<i', b, rc, refcount)
+            return bytes(b)
         for d in demoted_heads(lst):
             for m in range(1, 512):
-                for j in range(4, per):
-                    pfn = d + 512 * m + j
-                    w = words(img.struct_page(pfn))
-                    w[(lru + 8) // 8] = img.page_va(d + j) + lru
-                    diff = kinds.differing(pfn, img.struct_page(pfn), pack(w))
-                    if diff:
-                        res['struct_pages']['%#x' % pfn] = diff
+                head = d + 512 * m
+                for j in range(per):
+                    pfn = head + j
+                    base = img.struct_page(pfn)
+                    if j == 0:
+                        f = folio_at.get(pfn)
+                        if not f or f['list'] != 'free':
+                            continue
+                        new = counts(base, None, 0)
+                        folio_change(res, f, refcount=0)
+                    else:
+                        new = counts(base, -1, 0)
+                    if j >= 4:
+                        w = words(new)
+                        w[lru + 1] = img.page_va(d + j) + 8 * lru
+                        new = pack(w)
+                    diff_ = kinds.differing(pfn, base, new)
+                    if diff_:
+                        res['struct_pages']['%#x' % pfn] = diff_
         res['notes'].append('free2m: the freed folios\' restored struct pages 64k and 64k+3 get mapping NULL; '
                             'with init_on_free=1 the kernel reports them and leaks the folios (not on any list)')
         return res
@@ -843,19 +922,66 @@ def predict(kver, variant, img, lst):
 FOLIO_STATE = ('list', 'hvo', 'hpg', 'tail_rw', 'tail_dirty', 'refcount', 'page_type')
 
 
+def placement(la, lb):
+    """Folios at a pfn in one listing only that are placement, not a
+    difference (doc/DESIGN.md "Diff: what compares"): the buddy allocator
+    puts a folio allocated at run time wherever it has room, which moves
+    between boots, while the deterministic workload leaves each pool with as
+    many folios, as many free and in use.  So a folio whose head only one
+    image has is placement when the other image's pools have the same
+    order with the same nr_huge_pages and free_huge_pages, and as many
+    folios on the free and on the active list; otherwise it is a
+    difference.  Returns ({head: folio} of a, of b) placed."""
+    def counts(lst):
+        out = {}
+        for h in lst['hstates']:
+            folios = [f for f in lst['folios'] if f['order'] == h['order']]
+            out[h['order']] = (h['nr_huge_pages'], h['free_huge_pages'],
+                               sum(f['list'] == 'free' for f in folios),
+                               sum(f['list'] == 'active' for f in folios))
+        return out
+    ca, cb = counts(la), counts(lb)
+    fa = {f['head']: f for f in la['folios']}
+    fb = {f['head']: f for f in lb['folios']}
+
+    def placed(mine, other):
+        return {h: f for h, f in mine.items()
+                if (h not in other or other[h]['order'] != f['order'])
+                and f['order'] in ca and ca.get(f['order']) == cb.get(f['order'])}
+    return placed(fa, fb), placed(fb, fa)
+
+
 def diff(a, la, b, lb):
     """What differs between two images, in predict()'s terms: struct pages
     of every folio and altmap pfn of either listing (read through each
-    image's own vmemmap), and each folio's state."""
+    image's own vmemmap), and each folio's state.  Not compared, as
+    memmapcheck's diff documents it (doc/DESIGN.md "Diff: what compares"):
+    the pfns of folios placed apart (placement(), listed under
+    "placement"), and the list_head words (lru) of a struct page of a
+    HugeTLB folio that reads as a head in both images (compound_head /
+    compound_info bit 0 clear, PageTail()): its neighbours on its hstate's
+    list, whose order varies between boots; the lists' membership and
+    counts are compared (each folio's "list")."""
     kinds = Kinds(a, la)
-    res = {'struct_pages': {}, 'folios': {}, 'only_in_base': [], 'only_in_other': []}
-    pfns = set()
+    res = {'struct_pages': {}, 'folios': {}, 'only_in_base': [], 'only_in_other': [],
+           'placement': {'only_in_base': [], 'only_in_other': []}}
+    placed_a, placed_b = placement(la, lb)
+    res['placement']['only_in_base'] = ['%#x' % h for h in sorted(placed_a)]
+    res['placement']['only_in_other'] = ['%#x' % h for h in sorted(placed_b)]
+    apart = set()
+    for f in list(placed_a.values()) + list(placed_b.values()):
+        apart.update(range(f['head'], f['head'] + (1 << f['order'])))
+    pfns, huge = set(), set()
     for f in la['folios'] + lb['folios']:
-        pfns.update(range(f['head'], f['head'] + (1 << f['order'])))
+        huge.update(range(f['head'], f['head'] + (1 << f['order'])))
+    pfns.update(huge - apart)
     for blk in la['memory_blocks'] + lb['memory_blocks']:
         if blk['altmap']:
             pfns.update(range(blk['altmap']['base_pfn'], blk['altmap']['base_pfn'] + blk['altmap']['free']))
     per = PAGE // a.sps
+    link = a.t.off('struct page', 'compound_info' if a.t.has('struct page', 'compound_info')
+                   else 'compound_head') // 8
+    lru = a.t.off('struct page', 'lru') // 8
     for base in sorted({p - p % per for p in pfns}):
         try:
             x = a.read(a.page_va(base), PAGE)
@@ -869,27 +995,36 @@ def diff(a, la, b, lb):
             continue
         for j in range(per):
             p = base + j
-            if p in pfns:
-                d = kinds.differing(p, x[j * a.sps:(j + 1) * a.sps], y[j * a.sps:(j + 1) * a.sps])
-                if d:
-                    res['struct_pages']['%#x' % p] = d
+            if p not in pfns:
+                continue
+            xs, ys = x[j * a.sps:(j + 1) * a.sps], y[j * a.sps:(j + 1) * a.sps]
+            if p in huge and not u64(xs, 8 * link) & 1 and not u64(ys, 8 * link) & 1:
+                xs = xs[:8 * lru] + bytes(16) + xs[8 * lru + 16:]
+                ys = ys[:8 * lru] + bytes(16) + ys[8 * lru + 16:]
+            d = kinds.differing(p, xs, ys)
+            if d:
+                res['struct_pages']['%#x' % p] = d
     fb = {f['head']: f for f in lb['folios']}
     for f in la['folios']:
         g = fb.pop(f['head'], None)
+        if f['head'] in placed_a:
+            continue
         if g is None or g['order'] != f['order']:
             res['only_in_base'].append('%#x' % f['head'])
             continue
         ch = {k: [f[k], g[k]] for k in FOLIO_STATE if f[k] != g[k]}
         if ch:
             res['folios']['%#x' % f['head']] = ch
-    res['only_in_other'] = ['%#x' % h for h in sorted(fb)]
+    res['only_in_other'] = ['%#x' % h for h in sorted(fb) if h not in placed_b]
     return res
 
 
 def verify(pred, got, noise=None):
     """Prediction against a measured diff: one line per disagreement.
     `noise` (a diff of two boots of the base kernel) names the words that
-    vary from boot to boot (list links, anon_vma pointers): left out."""
+    still vary from boot to boot (anon_vma pointers; diff() already leaves
+    out list links and folios placed apart): left out.  A prediction for a
+    folio placed apart is not checked: its pfn is not compared."""
     bad = []
     unc = pred.get('uncertain', {})
     noise = noise['struct_pages'] if noise else {}
@@ -914,11 +1049,12 @@ def verify(pred, got, noise=None):
     for h, ch in got['folios'].items():
         want = pred['folios'].get(h, {})
         for k, (x, y) in ch.items():
-            if k in ('refcount',):
-                continue
             if k not in want or want[k][1] != y:
                 bad.append('folio %s %s: %s -> %s, predicted %s' % (h, k, x, y, want.get(k, 'no change')))
+    placed = set(got.get('placement', {}).get('only_in_base', []))
     for h, want in pred['folios'].items():
+        if h in placed:
+            continue        # placed apart: not compared (diff())
         for k, (x, y) in want.items():
             if k not in got['folios'].get(h, {}):
                 bad.append('folio %s %s predicted %s -> %s, unchanged' % (h, k, x, y))
