@@ -30,11 +30,15 @@ Checks, each labelled:
             the tool's pools must equal exactly, and every memory block with
             its altmap; `diff` gives the struct
             pages whose raw words differ between two images, and `predict`
-            the ones a variant changes.  The struct pages the tool reports
-            differing in HugeTLB ranges must be among the raw-different ones
-            (the tool normalises object pointers such as a MAP_HUGETLB
-            folio's anon_vma, so it may report fewer), and for
-            hist-hvo-reset-nrN they must include every predicted one.
+            the ones a variant changes.  Both apply the placement rule of
+            doc/DESIGN.md "Diff: what compares" (a folio at a pfn in one
+            image only, the pools' counts equal, is listed apart and not
+            compared; a head's list links are not compared): the folios the
+            tool places apart must be the oracle's.  The struct pages the
+            tool reports differing in HugeTLB ranges must be among the
+            raw-different ones (the tool normalises object pointers such as
+            a MAP_HUGETLB folio's anon_vma, so it may report fewer), and for
+            hist-hvo-reset-nrN they must be exactly the predicted ones.
   [guard]   what the tool says of itself (verdict words), and that a
             record is there.
 """
