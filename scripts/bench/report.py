@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Tables of a `make bench` run (scripts/bench/bench.sh writes results.tsv).
 
-usage: report.py RESULTS.tsv [RESULTS.tsv ...] [--md] [--summary]
+usage: report.py RESULTS.tsv [RESULTS.tsv ...] [--md] [--summary | --hugetlb]
        report.py --images DIR [--md]   (how long each image of
                                         scripts/bench/large-images.sh took to make)
 
@@ -19,7 +19,7 @@ as CPU-time ratios, ELF snapshot; and the base/template pairs.
 With a HugeTLB image (scripts/bench/large-images.sh --modes hugetlb1g): CPU
 ns per struct page of it beside the device-dax images of the same size
 ("/ device-dax ns/page": the HugeTLB image's ns per page over the device-dax
-one's; 1.00 or less meets issue 19's target).
+one's; 1.00 or less meets issue 19's target); --hugetlb: only that table.
 """
 import sys
 from collections import OrderedDict
@@ -159,7 +159,7 @@ def summary(images, md):
     return 0
 
 
-def hugetlb_table(images, md):
+def hugetlb_table(images, md, heading=True):
     """HugeTLB images beside the device-dax images of the same size: CPU
     nanoseconds per struct page of the snapshot (every range), of the
     extension's snapshot of the largest range in crash, and of `kmem -p`
@@ -190,8 +190,9 @@ def hugetlb_table(images, md):
         s = find(rs, "zlib", "snapshot") or find(rs, "elf", "snapshot")
         if s:
             rows.append((image, s, find(rs, "crash", "memmapcheck.so"), find(rs, "crash", "crash kmem -p")))
-    print(("### " if md else "") + "HugeTLB against device-dax: CPU ns per struct page")
-    print()
+    if heading:
+        print(("### " if md else "") + "HugeTLB against device-dax: CPU ns per struct page")
+        print()
     t = Table(md, ["image", "format", "struct pages", "of which HugeTLB", "snapshot CPU s (wall)",
                    "ns/page", "/ device-dax ns/page", "in crash ns/page", "kmem -p ns/page",
                    "kmem -p / in crash"])
@@ -221,6 +222,9 @@ def main(argv):
     images = OrderedDict()
     for r in rows:
         images.setdefault(r["image"], []).append(r)
+    if "--hugetlb" in argv[2:]:
+        hugetlb_table(images, md, heading=False)
+        return 0
     if "--summary" in argv[2:]:
         rc = summary(images, md)
         hugetlb_table(images, md)
