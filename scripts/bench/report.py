@@ -16,7 +16,7 @@ scaling series.  --md prints Markdown tables (for doc/BENCHMARKS.md).
 --summary: only one line per image (its first format): snapshot, compare,
 lint, memmapcheck.so in crash against kmem -p, the per-page loop and drgn
 as CPU-time ratios, ELF snapshot; and the base/template pairs.
-With a HugeTLB image (scripts/bench/large-images.sh --modes hugetlb1g): CPU
+The full report, given a HugeTLB image (large-images.sh --modes hugetlb1g): CPU
 ns per struct page of it beside the device-dax images of the same size
 ("/ device-dax ns/page": the HugeTLB image's ns per page over the device-dax
 one's; 1.00 or less meets issue 19's target); --hugetlb: only that table.
@@ -226,9 +226,7 @@ def main(argv):
         hugetlb_table(images, md, heading=False)
         return 0
     if "--summary" in argv[2:]:
-        rc = summary(images, md)
-        hugetlb_table(images, md)
-        return rc
+        return summary(images, md)
 
     for image, rs in images.items():
         if image.startswith("synth-"):
