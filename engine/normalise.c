@@ -443,11 +443,16 @@ void mmc_norm_page(struct mmc_norm *norm, uint64_t pfn, const uint8_t *bytes,
 		number_mm_ids(norm, &out->slot[norm->mmids_slot]);
 }
 
+bool mmc_norm_can_move(const struct mmc_norm *norm)
+{
+	return !norm->have_mmids_slot;
+}
+
 bool mmc_norm_page_move(const struct mmc_norm *norm, struct mmc_nrec *rec, int64_t by)
 {
 	unsigned int i;
 
-	if (norm->have_mmids_slot || rec->state != MMC_PS_READ)
+	if (!mmc_norm_can_move(norm) || rec->state != MMC_PS_READ)
 		return false;
 	/* mmc_norm_value()'s pointer to a struct page, target - pfn: the
 	 * same raw value names the same target */

@@ -53,6 +53,8 @@ void mmc_norm_page(struct mmc_norm *norm, uint64_t pfn, const uint8_t *bytes,
  * depend on the pfn: page[1]'s mm ids (7.x).
  */
 bool mmc_norm_page_move(const struct mmc_norm *norm, struct mmc_nrec *rec, int64_t by);
+/* false where mmc_norm_page_move() never moves a record (7.x mm ids) */
+bool mmc_norm_can_move(const struct mmc_norm *norm);
 
 /* true if the slot holds only integer members (flags, _mapcount/_refcount)
  * and is always MMC_V_RAW. */

@@ -593,14 +593,6 @@ struct mmc_error *mmc_walk(struct mmc_kernel *k, const struct mmc_discovery *d,
 			goto out;
 		}
 	}
-	if (w.sps && w.sps <= 8 * MMC_MAX_SLOTS && w.ps % w.sps == 0) {
-		w.nback = w.ps / w.sps;
-		w.back = calloc(w.nback, sizeof(*w.back));
-		if (!w.back) {
-			err = mmc_error_nomem();
-			goto out;
-		}
-	}
 	for (i = 0; i < d->npgmaps; i++)
 		kaddrs[i] = d->pgmaps[i].info.kaddr;
 	err = mmc_norm_create(k->layout, &k->geom, kaddrs, d->npgmaps, &w.norm);
@@ -608,6 +600,16 @@ struct mmc_error *mmc_walk(struct mmc_kernel *k, const struct mmc_discovery *d,
 		err = mmc_norm_set_ranges(w.norm, d->ranges, d->nranges);
 	if (err)
 		goto out;
+	/* without moves, keeping records back is only a cost */
+	if (w.sps && w.sps <= 8 * MMC_MAX_SLOTS && w.ps % w.sps == 0 &&
+	    mmc_norm_can_move(w.norm)) {
+		w.nback = w.ps / w.sps;
+		w.back = calloc(w.nback, sizeof(*w.back));
+		if (!w.back) {
+			err = mmc_error_nomem();
+			goto out;
+		}
+	}
 	err = mmc_snapshot_create(k->layout, &k->geom, k->dump_path,
 				  opts && opts->created_by ? opts->created_by :
 							     "memmapcheck",
