@@ -29,6 +29,20 @@ struct cached_frame {
 	uint8_t *data;
 };
 
+/*
+ * The record of the last pfn taken at each position within a vmemmap page:
+ * a frame mapped again further on (HVO maps one frame for all of a HugeTLB
+ * folio's tail vmemmap pages: head, page[1..] and tails again every 64
+ * pfns) has the same bytes one vmemmap page back, and its pages' records
+ * follow from those without normalising them again.
+ */
+struct back_rec {
+	uint64_t pfn;
+	bool valid;
+	uint8_t bytes[8 * MMC_MAX_SLOTS];
+	struct mmc_nrec rec;
+};
+
 struct walker {
 	struct mmc_kernel *k;
 	const struct mmc_discovery *d;
@@ -45,6 +59,8 @@ struct walker {
 	uint64_t prev_pfn, lag;
 	bool have_prev;
 	struct mmc_nrec rec;
+	struct back_rec *back;	/* nback = struct pages per vmemmap page, or none */
+	unsigned int nback;
 };
 
 static const uint8_t *cache_find(struct walker *w, uint64_t paddr)
@@ -201,6 +217,16 @@ static struct mmc_error *take_hole(struct walker *w, const struct witem *it)
 	return NULL;
 }
 
+/* A record's used part: the slots past nslots stay zero in both. */
+static void copy_rec(struct mmc_nrec *dst, const struct mmc_nrec *src)
+{
+	dst->state = src->state;
+	dst->role = src->role;
+	dst->nslots = src->nslots;
+	dst->reason = src->reason;
+	memcpy(dst->slot, src->slot, src->nslots * sizeof(src->slot[0]));
+}
+
 /* The struct page of pfn, in a window whose frames are all there. */
 static struct mmc_error *take_page(struct walker *w, const struct mmc_srange *r,
 				   const struct witem *it, uint64_t pfn)
@@ -236,8 +262,17 @@ static struct mmc_error *take_page(struct walker *w, const struct mmc_srange *r,
 		w->lag = 0;
 		same_as_previous(rec, role);
 	} else if (vs == VS_OK) {
+		const struct back_rec *b = w->nback ? &w->back[pfn % w->nback] : NULL;
+
 		w->lag = 0;
-		mmc_norm_page(w->norm, pfn, bytes, role, rec);
+		if (b && b->valid && b->pfn + w->nback == pfn && b->rec.role == role &&
+		    !memcmp(b->bytes, bytes, sps)) {
+			copy_rec(rec, &b->rec);
+			if (!mmc_norm_page_move(w->norm, rec, w->nback))
+				mmc_norm_page(w->norm, pfn, bytes, role, rec);
+		} else {
+			mmc_norm_page(w->norm, pfn, bytes, role, rec);
+		}
 		memcpy(w->prev_bytes, bytes, sps);
 		w->have_prev = true;
 	}
@@ -246,6 +281,13 @@ static struct mmc_error *take_page(struct walker *w, const struct mmc_srange *r,
 		if (role == MMC_ROLE_RESERVE) {
 			rec->state = MMC_PS_NOT_INIT;
 			w->st->not_init++;
+		} else if (w->nback) {
+			struct back_rec *b = &w->back[pfn % w->nback];
+
+			b->pfn = pfn;
+			b->valid = true;
+			memcpy(b->bytes, bytes, sps);
+			copy_rec(&b->rec, rec);
 		}
 	} else {
 		w->have_prev = false;
@@ -558,6 +600,16 @@ struct mmc_error *mmc_walk(struct mmc_kernel *k, const struct mmc_discovery *d,
 		err = mmc_norm_set_ranges(w.norm, d->ranges, d->nranges);
 	if (err)
 		goto out;
+	/* without moves, keeping records back is only a cost */
+	if (w.sps && w.sps <= 8 * MMC_MAX_SLOTS && w.ps % w.sps == 0 &&
+	    mmc_norm_can_move(w.norm)) {
+		w.nback = w.ps / w.sps;
+		w.back = calloc(w.nback, sizeof(*w.back));
+		if (!w.back) {
+			err = mmc_error_nomem();
+			goto out;
+		}
+	}
 	err = mmc_snapshot_create(k->layout, &k->geom, k->dump_path,
 				  opts && opts->created_by ? opts->created_by :
 							     "memmapcheck",
@@ -590,6 +642,7 @@ out:
 		mmc_norm_destroy(w.norm);
 	for (i = 0; i < FRAME_CACHE; i++)
 		free(w.cache[i].data);
+	free(w.back);
 	free(kaddrs);
 	mmc_discovery_destroy(own);
 	return err;
