@@ -59,7 +59,9 @@ struct bclaim {
 	struct sig *fmask;	/* [field * MMC_TAIL_KINDS + kind] */
 	int *vfi;
 	uint64_t (*short_pages)[2], (*short_vframes)[2];
-	struct field_counts cnt;
+	struct field_counts cnt;	/* the named fields: range, vmemmap_*, pgmap.*, pools */
+	/* the struct page fields, by the kind of range, named by it */
+	struct field_counts kcnt[MMC_RANGE_KINDS];
 	uint64_t pages, vframes, range_pages;
 	size_t pgmap_diffs;
 	size_t pool_more;	/* pool differences it covered first, not shown */
