@@ -224,7 +224,9 @@ static void copy_rec(struct mmc_nrec *dst, const struct mmc_nrec *src)
 	dst->role = src->role;
 	dst->nslots = src->nslots;
 	dst->reason = src->reason;
-	memcpy(dst->slot, src->slot, src->nslots * sizeof(src->slot[0]));
+	/* slot by slot: a short copy, which an inlined string move makes dear */
+	for (unsigned int i = 0; i < src->nslots; i++)
+		dst->slot[i] = src->slot[i];
 }
 
 /* The struct page of pfn, in a window whose frames are all there. */
@@ -267,8 +269,7 @@ static struct mmc_error *take_page(struct walker *w, const struct mmc_srange *r,
 		w->lag = 0;
 		if (b && b->valid && b->pfn + w->nback == pfn && b->rec.role == role &&
 		    !memcmp(b->bytes, bytes, sps)) {
-			copy_rec(rec, &b->rec);
-			if (!mmc_norm_page_move(w->norm, rec, w->nback))
+			if (!mmc_norm_page_moved(w->norm, &b->rec, w->nback, rec))
 				mmc_norm_page(w->norm, pfn, bytes, role, rec);
 		} else {
 			mmc_norm_page(w->norm, pfn, bytes, role, rec);
