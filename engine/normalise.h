@@ -53,6 +53,13 @@ void mmc_norm_page(struct mmc_norm *norm, uint64_t pfn, const uint8_t *bytes,
  * depend on the pfn: page[1]'s mm ids (7.x).
  */
 bool mmc_norm_page_move(const struct mmc_norm *norm, struct mmc_nrec *rec, int64_t by);
+/*
+ * The same as copying rec's state, role, nslots, reason and first nslots
+ * slots into out and moving that by `by`, in one pass (out's other slots
+ * untouched); false (out untouched) where mmc_norm_page_move() is.
+ */
+bool mmc_norm_page_moved(const struct mmc_norm *norm, const struct mmc_nrec *rec,
+			 int64_t by, struct mmc_nrec *out);
 /* false where mmc_norm_page_move() never moves a record (7.x mm ids) */
 bool mmc_norm_can_move(const struct mmc_norm *norm);
 
