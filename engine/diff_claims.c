@@ -377,7 +377,7 @@ static void piece(struct dctx *c, struct mmc_diff_range *dr, const struct sig *s
 			continue;
 		b->pages += len;
 		out->range_pages[i * cb->nranges_max + c->ri] += len;
-		diff_count_fields(c, &b->cnt, &cov, len);
+		diff_count_fields(c, &b->kcnt[c->kind < MMC_RANGE_KINDS ? c->kind : 0], &cov, len);
 		sig_or(&tot, &cov);
 		if (first < 0)
 			first = (int32_t)i;
@@ -541,6 +541,13 @@ void diff_claims_finish(struct dctx *c)
 			if (out->range_pages[i * cb->nranges_max + r] ||
 			    out->range_vframes[i * cb->nranges_max + r])
 				d->nranges++;
+		for (unsigned int k = 0; k < MMC_RANGE_KINDS; k++) {
+			uint8_t kind = c->kind;
+
+			c->kind = (uint8_t)k;
+			diff_flush_counts(c, &b->kcnt[k], d->fields, &d->nfields);
+			c->kind = kind;
+		}
 		diff_flush_counts(c, &b->cnt, d->fields, &d->nfields);
 		d->together = b->together;
 		for (size_t f = 0; b->together && f < b->cl->nfields; f++) {

@@ -24,10 +24,23 @@ struct vfield {
 	struct atom at[MMC_TAIL_KINDS];
 };
 
+/* What a claim's names bind to on the pages of one kind of range: the
+ * words ZONE_DEVICE's union calls pgmap and zone_device_data are
+ * lru.next and lru.prev outside a pgmap's range (mmc_slot_label_of()). */
+struct bkind {
+	uint32_t slot_cover[MMC_TAIL_KINDS];
+	uint8_t half_cover[MMC_TAIL_KINDS][MMC_MAX_SLOTS];
+	uint64_t bit_cover[MMC_TAIL_KINDS];
+	struct atom *at;	/* [vf * MMC_TAIL_KINDS + page kind] */
+	struct sig *fmask;	/* together: as fmask */
+};
+
 struct bclaim {
 	const struct claim *cl;
 	char (*name)[MMC_CLAIMS_NAME_MAX];	/* each field's resolved name */
-	/* covered whatever the values, per page kind */
+	struct bkind by_kind[MMC_RANGE_KINDS];
+	/* covered whatever the values, per page kind, in the current
+	 * range's kind (claims_bind_kind(); so are vf's atoms and fmask) */
 	uint32_t slot_cover[MMC_TAIL_KINDS];
 	uint8_t half_cover[MMC_TAIL_KINDS][MMC_MAX_SLOTS];
 	uint64_t bit_cover[MMC_TAIL_KINDS];
@@ -46,7 +59,9 @@ struct bclaim {
 	struct sig *fmask;	/* [field * MMC_TAIL_KINDS + kind] */
 	int *vfi;
 	uint64_t (*short_pages)[2], (*short_vframes)[2];
-	struct field_counts cnt;
+	struct field_counts cnt;	/* the named fields: range, vmemmap_*, pgmap.*, pools */
+	/* the struct page fields, by the kind of range, named by it */
+	struct field_counts kcnt[MMC_RANGE_KINDS];
 	uint64_t pages, vframes, range_pages;
 	size_t pgmap_diffs;
 	size_t pool_more;	/* pool differences it covered first, not shown */
@@ -65,6 +80,10 @@ struct claims_bound {
 	 * judged, and which of them did not differ at all */
 	uint64_t *miss, *unch;
 };
+
+/* A range of kind c->kind begins: its binding of each claim's names
+ * (by_kind) becomes the one the matching reads. */
+void claims_bind_kind(struct dctx *c);
 
 /* Every pfn= window of cl holds pfn. */
 bool claims_pfn_ok(const struct claim *cl, uint64_t pfn);

@@ -11,6 +11,15 @@
  * struct sig: whole slots, the two halves of a split slot, the bits of the
  * flags word, state, role) it covers whatever the values, plus the fields
  * it claims with FROM -> TO.
+ *
+ * A name binds by the kind of range the page is in, as the diff names the
+ * word there (mmc_slot_label_of()): offsets 8 and 16 of a struct page are
+ * pgmap and zone_device_data in a pgmap's range, lru.next and lru.prev in
+ * a HugeTLB or hot-plug one.  So a claim's zone_device_data covers nothing
+ * on a HugeTLB page, and its lru.prev nothing on a ZONE_DEVICE one, as a
+ * where key of one kind holds for no range of another.  A name is known
+ * when the diff prints it for some kind of range; each kind's binding is
+ * made here (bclaim.by_kind) and taken when a range begins.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,6 +173,20 @@ static bool name_known(const struct dctx *x, const char *name)
 	return false;
 }
 
+/* ... on a page of any kind of range (x->kind is put back). */
+static bool name_known_any(struct dctx *x, const char *name)
+{
+	uint8_t kind = x->kind;
+	bool known = false;
+
+	for (unsigned int k = 0; k < MMC_RANGE_KINDS && !known; k++) {
+		x->kind = (uint8_t)k;
+		known = name_known(x, name);
+	}
+	x->kind = kind;
+	return known;
+}
+
 /* Fields every diff may print, whatever the layout. */
 static bool name_fixed(const char *n)
 {
@@ -200,7 +223,7 @@ static bool add_note(struct mmc_diff_claims *out, const char *note)
 	return true;
 }
 
-static struct mmc_error *resolve(struct dctx *c, const struct dctx *xb, struct bclaim *b,
+static struct mmc_error *resolve(struct dctx *c, struct dctx *xb, struct bclaim *b,
 				 size_t i, const char *file)
 {
 	const struct claim_field *f = &b->cl->fields[i];
@@ -211,9 +234,9 @@ static struct mmc_error *resolve(struct dctx *c, const struct dctx *xb, struct b
 	char note[512];
 
 	snprintf(b->name[i], sizeof(b->name[i]), "%s", f->name);
-	if (name_fixed(f->name) || name_known(c, f->name))
+	if (name_fixed(f->name) || name_known_any(c, f->name))
 		return NULL;
-	if (alias && name_known(c, alias)) {
+	if (alias && name_known_any(c, alias)) {
 		char what[160];
 
 		snprintf(b->name[i], sizeof(b->name[i]), "%s", alias);
@@ -226,7 +249,7 @@ static struct mmc_error *resolve(struct dctx *c, const struct dctx *xb, struct b
 			 alias);
 		return add_note(out, note) ? NULL : mmc_error_nomem();
 	}
-	if (name_known(xb, f->name) || (alias && name_known(xb, alias)))
+	if (name_known_any(xb, f->name) || (alias && name_known_any(xb, alias)))
 		return NULL;
 	return mmc_error_create(MMC_ERR_INPUT, file,
 				"line %u: field %s exists in neither image (%s and %s): not a name the diff prints for them",
@@ -278,12 +301,11 @@ static struct atom atom_of(const struct dctx *c, const char *n, enum mmc_tail_in
 	return a;
 }
 
-static void cover_masks(const struct dctx *c, struct bclaim *b)
+/* b's masks on the pages of a range of kind c->kind, into m. */
+static void cover_masks(const struct dctx *c, const struct bclaim *b, struct bkind *m)
 {
 	char label[48], pre[32], name[48];
 
-	b->state = claims_covers(c, b, "state", MMC_TAIL_NONE);
-	b->role = claims_covers(c, b, "role", MMC_TAIL_NONE);
 	for (unsigned int ti = 0; ti < MMC_TAIL_KINDS; ti++) {
 		enum mmc_tail_index t = (enum mmc_tail_index)ti;
 		uint64_t zm = mmc_flags_zone_mask(c->geom_a), nm = mmc_flags_node_mask(c->geom_a);
@@ -292,29 +314,29 @@ static void cover_masks(const struct dctx *c, struct bclaim *b)
 		for (unsigned int k = 0; k < nslots_of(c); k++) {
 			diff_slot_name(c, k, t, label, sizeof(label));
 			if (claims_covers(c, b, label, t))
-				b->slot_cover[t] |= 1u << k;
+				m->slot_cover[t] |= 1u << k;
 			if (k == c->flags_slot)
 				continue;
 			for (unsigned int h = 0; h < 2; h++)
 				if (c->split[k][t] && claims_covers(c, b, c->half_name[k][t][h], t))
-					b->half_cover[t][k] |= (uint8_t)(1u << h);
+					m->half_cover[t][k] |= (uint8_t)(1u << h);
 		}
 		diff_flags_prefix(c, t, pre, sizeof(pre));
 		snprintf(name, sizeof(name), "%s.zone", pre);
 		if (zm && claims_covers(c, b, name, t))
-			b->bit_cover[t] |= zm;
+			m->bit_cover[t] |= zm;
 		snprintf(name, sizeof(name), "%s.node", pre);
 		if (nm && claims_covers(c, b, name, t))
-			b->bit_cover[t] |= nm;
+			m->bit_cover[t] |= nm;
 		snprintf(name, sizeof(name), "%s.order", pre);
 		if (om && claims_covers(c, b, name, t))
-			b->bit_cover[t] |= om;
+			m->bit_cover[t] |= om;
 		for (unsigned int bit = 0; bit < 64; bit++) {
 			if ((zm | nm | om) & (1ULL << bit))
 				continue;
 			diff_bit_name(c, t, bit, name, sizeof(name));
 			if (claims_covers(c, b, name, t))
-				b->bit_cover[t] |= 1ULL << bit;
+				m->bit_cover[t] |= 1ULL << bit;
 		}
 	}
 }
@@ -401,7 +423,60 @@ static void presence_mask(const struct dctx *c, const char *r, struct sig *m)
 	}
 }
 
-static struct mmc_error *bind_claim(struct dctx *c, const struct dctx *xb, struct bclaim *b,
+/* b's binding on each kind of range (c->kind is put back). */
+static struct mmc_error *bind_kinds(struct dctx *c, struct bclaim *b)
+{
+	const struct claim *cl = b->cl;
+	uint8_t kind = c->kind;
+
+	for (unsigned int k = 0; k < MMC_RANGE_KINDS; k++) {
+		struct bkind *m = &b->by_kind[k];
+
+		c->kind = (uint8_t)k;
+		cover_masks(c, b, m);
+		m->at = calloc(b->nvf ? b->nvf * MMC_TAIL_KINDS : 1, sizeof(*m->at));
+		if (b->together)
+			m->fmask = calloc(cl->nfields * MMC_TAIL_KINDS, sizeof(*m->fmask));
+		if (!m->at || (b->together && !m->fmask)) {
+			c->kind = kind;
+			return mmc_error_nomem();
+		}
+		for (size_t j = 0; j < b->nvf; j++) {
+			size_t i = (size_t)(b->vf[j].f - cl->fields);
+
+			for (unsigned int t = 0; t < MMC_TAIL_KINDS; t++)
+				m->at[j * MMC_TAIL_KINDS + t] =
+					atom_of(c, b->name[i], (enum mmc_tail_index)t);
+		}
+		for (size_t i = 0; b->together && i < cl->nfields; i++)
+			if (!cl->fields[i].has_values)
+				presence_mask(c, b->name[i], &m->fmask[i * MMC_TAIL_KINDS]);
+	}
+	c->kind = kind;
+	return NULL;
+}
+
+void claims_bind_kind(struct dctx *c)
+{
+	struct claims_bound *cb = c->claims;
+	unsigned int k = c->kind < MMC_RANGE_KINDS ? c->kind : MMC_RANGE_PGMAP;
+
+	for (size_t i = 0; cb && i < cb->n; i++) {
+		struct bclaim *b = &cb->b[i];
+		const struct bkind *m = &b->by_kind[k];
+
+		memcpy(b->slot_cover, m->slot_cover, sizeof(b->slot_cover));
+		memcpy(b->half_cover, m->half_cover, sizeof(b->half_cover));
+		memcpy(b->bit_cover, m->bit_cover, sizeof(b->bit_cover));
+		for (size_t j = 0; m->at && j < b->nvf; j++)
+			memcpy(b->vf[j].at, &m->at[j * MMC_TAIL_KINDS], sizeof(b->vf[j].at));
+		if (b->together && m->fmask)
+			memcpy(b->fmask, m->fmask,
+			       b->cl->nfields * MMC_TAIL_KINDS * sizeof(*b->fmask));
+	}
+}
+
+static struct mmc_error *bind_claim(struct dctx *c, struct dctx *xb, struct bclaim *b,
 				    const char *file)
 {
 	const struct claim *cl = b->cl;
@@ -433,7 +508,8 @@ static struct mmc_error *bind_claim(struct dctx *c, const struct dctx *xb, struc
 		b->has_pfn |= cl->clauses[k].key == CK_PFN;
 	b->cuts = b->has_pfn || ((cl->pages & (CR_HEAD | CR_ORDER0)) &&
 				 (cl->pages & (CR_HEAD | CR_ORDER0)) != (CR_HEAD | CR_ORDER0));
-	cover_masks(c, b);
+	b->state = claims_covers(c, b, "state", MMC_TAIL_NONE);
+	b->role = claims_covers(c, b, "role", MMC_TAIL_NONE);
 	for (size_t i = 0; i < cl->nfields; i++) {
 		const struct claim_field *f = &cl->fields[i];
 		struct vfield *v;
@@ -446,13 +522,8 @@ static struct mmc_error *bind_claim(struct dctx *c, const struct dctx *xb, struc
 		v = &b->vf[b->nvf++];
 		b->cuts = true;
 		v->f = f;
-		for (unsigned int t = 0; t < MMC_TAIL_KINDS; t++)
-			v->at[t] = atom_of(c, b->name[i], (enum mmc_tail_index)t);
 	}
-	for (size_t i = 0; b->together && i < cl->nfields; i++)
-		if (!cl->fields[i].has_values)
-			presence_mask(c, b->name[i], &b->fmask[i * MMC_TAIL_KINDS]);
-	return NULL;
+	return bind_kinds(c, b);
 }
 
 struct mmc_error *diff_claims_bind(struct dctx *c, const struct mmc_claims *claims,
@@ -500,6 +571,8 @@ struct mmc_error *diff_claims_bind(struct dctx *c, const struct mmc_claims *clai
 		err = bind_claim(c, xb, &cb->b[i], claims->path);
 	}
 	free(xb);
+	if (!err)
+		claims_bind_kind(c);
 	return err;
 nomem:
 	free(xb);
@@ -519,6 +592,10 @@ void diff_claims_free(struct dctx *c)
 		free(cb->b[i].vfi);
 		free(cb->b[i].short_pages);
 		free(cb->b[i].short_vframes);
+		for (unsigned int k = 0; k < MMC_RANGE_KINDS; k++) {
+			free(cb->b[i].by_kind[k].at);
+			free(cb->b[i].by_kind[k].fmask);
+		}
 	}
 	free(cb->b);
 	free(cb->miss);

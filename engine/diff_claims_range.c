@@ -158,6 +158,7 @@ void diff_claims_range(struct dctx *c, const struct mmc_diff_range *dr)
 	struct claims_bound *cb = c->claims;
 	const struct where_on w = where_on_diff_range(c, dr, (int64_t)c->ri);
 
+	claims_bind_kind(c);
 	cb->any_ok = false;
 	for (size_t i = 0; i < cb->n; i++) {
 		cb->b[i].range_ok = where_ok(cb->b[i].cl, &w);

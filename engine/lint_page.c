@@ -35,14 +35,9 @@ static const struct mmc_nval *slot(const struct mmc_nrec *rec, bool have, unsign
 static const char *label(const struct lint_ctx *c, unsigned int s, enum mmc_tail_index t,
 			 char *buf, size_t size)
 {
-	/* the word struct page shares with zone_device_data is lru.prev on
-	 * any page but a device page's */
-	if (c->kind != MMC_RANGE_PGMAP && c->have_lru && s == c->lru_slot + 1 &&
-	    (t == MMC_TAIL_NONE || t == MMC_TAIL_OTHER)) {
-		snprintf(buf, size, "lru.prev");
-		return buf;
-	}
-	return mmc_slot_label(c->layout, s, t, buf, size);
+	/* by the range's kind: the words a device page calls pgmap and
+	 * zone_device_data are lru.next and lru.prev on any other page */
+	return mmc_slot_label_of(c->layout, c->kind, s, t, buf, size);
 }
 
 static void check_poison(struct lint_ctx *c, uint64_t pfn, const struct mmc_nrec *rec,

@@ -443,6 +443,62 @@ void mmc_norm_page(struct mmc_norm *norm, uint64_t pfn, const uint8_t *bytes,
 		number_mm_ids(norm, &out->slot[norm->mmids_slot]);
 }
 
+bool mmc_norm_can_move(const struct mmc_norm *norm)
+{
+	return !norm->have_mmids_slot;
+}
+
+bool mmc_norm_page_move(const struct mmc_norm *norm, struct mmc_nrec *rec, int64_t by)
+{
+	unsigned int i;
+
+	if (!mmc_norm_can_move(norm) || rec->state != MMC_PS_READ)
+		return false;
+	/* mmc_norm_value()'s pointer to a struct page, target - pfn: the
+	 * same raw value names the same target */
+	for (i = 0; i < rec->nslots; i++) {
+		struct mmc_nval *v = &rec->slot[i];
+
+		if (v->cls == MMC_V_SELF) {
+			v->cls = MMC_V_PAGE;
+			v->v = -by;
+		} else if (v->cls == MMC_V_PAGE) {
+			v->v -= by;
+			if (v->v == 0)
+				v->cls = MMC_V_SELF;
+		}
+	}
+	return true;
+}
+
+bool mmc_norm_page_moved(const struct mmc_norm *norm, const struct mmc_nrec *rec,
+			 int64_t by, struct mmc_nrec *out)
+{
+	unsigned int i;
+
+	if (!mmc_norm_can_move(norm) || rec->state != MMC_PS_READ)
+		return false;
+	out->state = rec->state;
+	out->role = rec->role;
+	out->nslots = rec->nslots;
+	out->reason = rec->reason;
+	/* one pass, mmc_norm_page_move()'s rule on each slot as it is copied */
+	for (i = 0; i < rec->nslots; i++) {
+		struct mmc_nval v = rec->slot[i];
+
+		if (v.cls == MMC_V_SELF) {
+			v.cls = MMC_V_PAGE;
+			v.v = -by;
+		} else if (v.cls == MMC_V_PAGE) {
+			v.v -= by;
+			if (v.v == 0)
+				v.cls = MMC_V_SELF;
+		}
+		out->slot[i] = v;
+	}
+	return true;
+}
+
 bool mmc_norm_slot_is_raw(const struct mmc_norm *norm, unsigned int slot)
 {
 	return slot < norm->nslots && norm->raw_slot[slot];

@@ -46,6 +46,23 @@ struct mmc_nval mmc_norm_value(struct mmc_norm *norm, uint64_t pfn, uint64_t raw
 void mmc_norm_page(struct mmc_norm *norm, uint64_t pfn, const uint8_t *bytes,
 		   enum mmc_page_role role, struct mmc_nrec *out);
 
+/*
+ * rec, mmc_norm_page()'s record of a struct page (state READ), becomes
+ * what it gives for the same bytes and role `by` pfns further on; false
+ * (rec unchanged: call mmc_norm_page()) where more than vmemmap pointers
+ * depend on the pfn: page[1]'s mm ids (7.x).
+ */
+bool mmc_norm_page_move(const struct mmc_norm *norm, struct mmc_nrec *rec, int64_t by);
+/*
+ * The same as copying rec's state, role, nslots, reason and first nslots
+ * slots into out and moving that by `by`, in one pass (out's other slots
+ * untouched); false (out untouched) where mmc_norm_page_move() is.
+ */
+bool mmc_norm_page_moved(const struct mmc_norm *norm, const struct mmc_nrec *rec,
+			 int64_t by, struct mmc_nrec *out);
+/* false where mmc_norm_page_move() never moves a record (7.x mm ids) */
+bool mmc_norm_can_move(const struct mmc_norm *norm);
+
 /* true if the slot holds only integer members (flags, _mapcount/_refcount)
  * and is always MMC_V_RAW. */
 bool mmc_norm_slot_is_raw(const struct mmc_norm *norm, unsigned int slot);

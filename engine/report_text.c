@@ -185,7 +185,7 @@ static void print_folio(FILE *out, const struct mmc_snapshot *snap, size_t range
 
 /* Integer slots that change along a run (pointer strides are the run's
  * normal self/compound_head progression and are not listed). */
-static void print_stride(FILE *out, const struct mmc_layout *layout,
+static void print_stride(FILE *out, const struct mmc_layout *layout, enum mmc_range_kind kind,
 			 const struct mmc_nrec *rec, const struct mmc_nrec *stride,
 			 enum mmc_tail_index tail_index)
 {
@@ -196,7 +196,7 @@ static void print_stride(FILE *out, const struct mmc_layout *layout,
 
 		if (rec->slot[s].cls != MMC_V_RAW || !stride->slot[s].raw)
 			continue;
-		mmc_slot_label(layout, s, tail_index, label, sizeof(label));
+		mmc_slot_label_of(layout, kind, s, tail_index, label, sizeof(label));
 		fprintf(out, "%s %s %+" PRId64 " per page", any ? "," : "      varies:",
 			label, (int64_t)stride->slot[s].raw);
 		any = true;
@@ -259,8 +259,13 @@ static void show_run(FILE *out, const struct mmc_snapshot *snap, size_t range,
 		mapping, v.index, priv, flags[0] ? flags : "-");
 	if (rec->state == MMC_PS_NOT_INIT)
 		fprintf(out, "      (never initialised: altmap reserve, stale contents)\n");
-	if (count > 1 && stride)
-		print_stride(out, layout, rec, stride, v.tail_index);
+	if (count > 1 && stride) {
+		const struct mmc_srange *sr = mmc_snapshot_range(snap, range);
+
+		/* a HugeTLB or hot-plug range names its words lru, not pgmap */
+		print_stride(out, layout, sr ? (enum mmc_range_kind)sr->kind : MMC_RANGE_PGMAP,
+			     rec, stride, v.tail_index);
+	}
 	if (v.head)
 		print_folio(out, snap, range, first, rec);
 }

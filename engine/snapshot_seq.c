@@ -38,6 +38,19 @@ static struct seq_item *W(struct seq *s, size_t i)
 	return &s->win[(s->whead + i) % WMAX];
 }
 
+/* *dst = *src as far as anything reads an item: its used words only
+ * (an item is mostly unused words, and items are copied per push) */
+static void item_copy(struct seq_item *dst, const struct seq_item *src)
+{
+	uint32_t n = src->nshape + src->nlin;
+
+	dst->start = src->start;
+	dst->count = src->count;
+	dst->nshape = src->nshape;
+	dst->nlin = src->nlin;
+	memcpy(dst->w, src->w, (n < SEQ_MAX_WORDS ? n : SEQ_MAX_WORDS) * sizeof(dst->w[0]));
+}
+
 static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	return mmc_grow_array(arr, cap, need, elem, 16);
@@ -146,7 +159,7 @@ static bool detect_push(struct seq *s, const struct seq_item *it)
 		s->whead = (s->whead + 1) % WMAX;
 		s->nwin--;
 	}
-	*W(s, s->nwin) = *it;
+	item_copy(W(s, s->nwin), it);
 	s->nwin++;
 	for (uint32_t k = 1; k <= SEQ_MAX_BODY && 3 * (size_t)k <= s->nwin; k++) {
 		size_t first = s->nwin - 3 * (size_t)k;
@@ -195,11 +208,11 @@ bool seq_push(struct seq *s, const struct seq_item *it)
 	}
 	s->end = it->start + it->count;
 	q = s->win + WMAX;
-	q[0] = *it;
+	item_copy(&q[0], it);
 	while (qh < nq) {
 		struct seq_item *x = &q[QMAX];	/* scratch */
 
-		*x = q[qh++];
+		item_copy(x, &q[qh++]);
 		if (!s->active) {
 			if (!detect_push(s, x))
 				return false;
@@ -208,7 +221,7 @@ bool seq_push(struct seq *s, const struct seq_item *it)
 		if (continues(s, x)) {
 			struct seq_seg *g = &s->segs[s->nsegs - 1];
 
-			*W(s, s->nwin) = *x;
+			item_copy(W(s, s->nwin), x);
 			if (++s->nwin == g->nbody) {
 				g->reps++;
 				s->nvirt += g->nbody;
@@ -229,8 +242,8 @@ bool seq_push(struct seq *s, const struct seq_item *it)
 		memmove(q + s->nwin + 1, q + qh, (nq - qh) * sizeof(*q));
 		nq = s->nwin + 1 + (nq - qh);
 		for (size_t i = 0; i < s->nwin; i++)
-			q[i] = *W(s, i);
-		q[s->nwin] = *x;
+			item_copy(&q[i], W(s, i));
+		item_copy(&q[s->nwin], x);
 		qh = 0;
 		s->nwin = 0;
 		s->whead = 0;

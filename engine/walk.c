@@ -29,6 +29,20 @@ struct cached_frame {
 	uint8_t *data;
 };
 
+/*
+ * The record of the last pfn taken at each position within a vmemmap page:
+ * a frame mapped again further on (HVO maps one frame for all of a HugeTLB
+ * folio's tail vmemmap pages: head, page[1..] and tails again every 64
+ * pfns) has the same bytes one vmemmap page back, and its pages' records
+ * follow from those without normalising them again.
+ */
+struct back_rec {
+	uint64_t pfn;
+	bool valid;
+	uint8_t bytes[8 * MMC_MAX_SLOTS];
+	struct mmc_nrec rec;
+};
+
 struct walker {
 	struct mmc_kernel *k;
 	const struct mmc_discovery *d;
@@ -37,6 +51,10 @@ struct walker {
 	const struct mmc_walk_opts *opts;
 	struct mmc_walk_stats *st;
 	uint32_t ps, sps;
+	/* log2 of ps and sps when powers of two (x86: 4096, 64), else 0:
+	 * the divisions per page are shifts then */
+	unsigned int ps_log, sps_log;
+	bool ps_whole;		/* ps % sps == 0: same_span() may compare */
 	struct cached_frame cache[FRAME_CACHE];
 	unsigned int cache_next;
 	uint64_t total;
@@ -45,6 +63,8 @@ struct walker {
 	uint64_t prev_pfn, lag;
 	bool have_prev;
 	struct mmc_nrec rec;
+	struct back_rec *back;	/* nback = struct pages per vmemmap page, or none */
+	unsigned int nback;
 };
 
 static const uint8_t *cache_find(struct walker *w, uint64_t paddr)
@@ -201,14 +221,48 @@ static struct mmc_error *take_hole(struct walker *w, const struct witem *it)
 	return NULL;
 }
 
+static unsigned int log2_exact(uint32_t x)
+{
+	unsigned int l = 0;
+
+	if (x < 2 || (x & (x - 1)))
+		return 0;
+	while ((1U << l) != x)
+		l++;
+	return l;
+}
+
+/* off / ps and off / sps, as shifts where they are powers of two */
+static inline uint64_t div_ps(const struct walker *w, uint64_t off)
+{
+	return w->ps_log ? off >> w->ps_log : off / w->ps;
+}
+
+static inline uint64_t div_sps(const struct walker *w, uint64_t off)
+{
+	return w->sps_log ? off >> w->sps_log : off / w->sps;
+}
+
+/* A record's used part: the slots past nslots stay zero in both. */
+static void copy_rec(struct mmc_nrec *dst, const struct mmc_nrec *src)
+{
+	dst->state = src->state;
+	dst->role = src->role;
+	dst->nslots = src->nslots;
+	dst->reason = src->reason;
+	/* slot by slot: a short copy, which an inlined string move makes dear */
+	for (unsigned int i = 0; i < src->nslots; i++)
+		dst->slot[i] = src->slot[i];
+}
+
 /* The struct page of pfn, in a window whose frames are all there. */
 static struct mmc_error *take_page(struct walker *w, const struct mmc_srange *r,
 				   const struct witem *it, uint64_t pfn)
 {
 	uint64_t vb = w->k->geom.vmemmap_base, sps = w->sps;
 	uint64_t off = vb + pfn * sps - it->wvpn * w->ps;
-	unsigned int j0 = (unsigned int)(off / w->ps);
-	unsigned int j1 = (unsigned int)((off + sps - 1) / w->ps);
+	unsigned int j0 = (unsigned int)div_ps(w, off);
+	unsigned int j1 = (unsigned int)div_ps(w, off + sps - 1);
 	enum mmc_page_role role = mmc_wpfn_role(r, pfn);
 	unsigned int jb = it->vstate[j0] != VS_OK ? j0 : j1;
 	enum vstate vs = it->vstate[jb];
@@ -236,8 +290,16 @@ static struct mmc_error *take_page(struct walker *w, const struct mmc_srange *r,
 		w->lag = 0;
 		same_as_previous(rec, role);
 	} else if (vs == VS_OK) {
+		const struct back_rec *b = w->nback ? &w->back[pfn % w->nback] : NULL;
+
 		w->lag = 0;
-		mmc_norm_page(w->norm, pfn, bytes, role, rec);
+		if (b && b->valid && b->pfn + w->nback == pfn && b->rec.role == role &&
+		    !memcmp(b->bytes, bytes, sps)) {
+			if (!mmc_norm_page_moved(w->norm, &b->rec, w->nback, rec))
+				mmc_norm_page(w->norm, pfn, bytes, role, rec);
+		} else {
+			mmc_norm_page(w->norm, pfn, bytes, role, rec);
+		}
 		memcpy(w->prev_bytes, bytes, sps);
 		w->have_prev = true;
 	}
@@ -246,6 +308,13 @@ static struct mmc_error *take_page(struct walker *w, const struct mmc_srange *r,
 		if (role == MMC_ROLE_RESERVE) {
 			rec->state = MMC_PS_NOT_INIT;
 			w->st->not_init++;
+		} else if (w->nback) {
+			struct back_rec *b = &w->back[pfn % w->nback];
+
+			b->pfn = pfn;
+			b->valid = true;
+			memcpy(b->bytes, bytes, sps);
+			copy_rec(&b->rec, rec);
 		}
 	} else {
 		w->have_prev = false;
@@ -282,7 +351,7 @@ static uint64_t same_span(struct walker *w, const struct mmc_srange *r,
 
 	/* the frame's bytes are only there when it was read */
 	if (!w->have_prev || pfn != w->prev_pfn + 1 || w->rec.state != MMC_PS_READ ||
-	    ps % sps || it->vstate[(vb + pfn * sps - base) / ps] != VS_OK ||
+	    !w->ps_whole || it->vstate[div_ps(w, vb + pfn * sps - base)] != VS_OK ||
 	    memcmp(w->prev_bytes, it->buf + (vb + pfn * sps - base), sps))
 		return 0;
 	role = mmc_wpfn_role(r, pfn);
@@ -291,9 +360,9 @@ static uint64_t same_span(struct walker *w, const struct mmc_srange *r,
 		end = it->pend;
 	for (q = pfn; q < end;) {
 		uint64_t off = vb + q * sps - base;
-		unsigned int j = (unsigned int)(off / ps);
-		uint64_t ffirst = (base + (uint64_t)j * ps - vb) / sps;
-		uint64_t fend = ffirst + ps / sps;
+		unsigned int j = (unsigned int)div_ps(w, off);
+		uint64_t ffirst = div_sps(w, base + (uint64_t)j * ps - vb);
+		uint64_t fend = ffirst + div_sps(w, ps);
 		uint64_t s = q == pfn ? q + 1 : q;
 		enum mmc_page_role fr = role;
 		bool all = q == ffirst && fend <= end;
@@ -532,6 +601,9 @@ struct mmc_error *mmc_walk(struct mmc_kernel *k, const struct mmc_discovery *d,
 	memset(w.st, 0, sizeof(*w.st));
 	w.ps = k->geom.page_size;
 	w.sps = k->geom.struct_page_size;
+	w.ps_log = log2_exact(w.ps);
+	w.sps_log = log2_exact(w.sps);
+	w.ps_whole = w.sps && w.ps % w.sps == 0;
 	if (!d) {
 		err = mmc_discover(k, &own);
 		if (err)
@@ -558,6 +630,16 @@ struct mmc_error *mmc_walk(struct mmc_kernel *k, const struct mmc_discovery *d,
 		err = mmc_norm_set_ranges(w.norm, d->ranges, d->nranges);
 	if (err)
 		goto out;
+	/* without moves, keeping records back is only a cost */
+	if (w.sps && w.sps <= 8 * MMC_MAX_SLOTS && w.ps % w.sps == 0 &&
+	    mmc_norm_can_move(w.norm)) {
+		w.nback = w.ps / w.sps;
+		w.back = calloc(w.nback, sizeof(*w.back));
+		if (!w.back) {
+			err = mmc_error_nomem();
+			goto out;
+		}
+	}
 	err = mmc_snapshot_create(k->layout, &k->geom, k->dump_path,
 				  opts && opts->created_by ? opts->created_by :
 							     "memmapcheck",
@@ -590,6 +672,7 @@ out:
 		mmc_norm_destroy(w.norm);
 	for (i = 0; i < FRAME_CACHE; i++)
 		free(w.cache[i].data);
+	free(w.back);
 	free(kaddrs);
 	mmc_discovery_destroy(own);
 	return err;

@@ -184,7 +184,7 @@ image_layout() {
 }
 
 bench_image() {
-	local base=$1 name kdir layout pages vb args size d f f0 label vars snap
+	local base=$1 name kdir layout pages hpages hnote vb args size d f f0 label vars snap
 	name=$(basename "$base")
 	kdir=$(image_kdir "$base")
 	# crash and drgn need the vmlinux itself
@@ -192,7 +192,7 @@ bench_image() {
 	f0=$(first_format "$base")
 	size=$(meta "$base" size_gib)
 	echo
-	echo "== $name (kernel $(basename "$kdir"), $(meta "$base" ns))"
+	echo "== $name (kernel $(basename "$kdir"), $(meta "$base" ns)$(meta "$base" kernel_args))"
 	snap=$tmp/$name.snap
 	for f in $formats; do
 		d=$(dump_of "$base" $f)
@@ -205,15 +205,19 @@ bench_image() {
 		timed "$runs" "$M" snapshot -q -o "$snap" "$layout" "$d" || continue
 		if [ -z "${pages:-}" ]; then
 			"$M" ranges --json "$snap" > "$tmp/ranges.json"
-			read -r pages vb args < <(/usr/bin/python3 - "$tmp/ranges.json" <<'PY'
+			read -r pages hpages vb args < <(/usr/bin/python3 - "$tmp/ranges.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["ranges"]
 vb = int(r[0]["vmemmap_start"], 16) - r[0]["start_pfn"] * 64
-print(sum(x["pages"] for x in r), hex(vb), " ".join("%d %d" % (x["start_pfn"], x["end_pfn"]) for x in r))
+print(sum(x["pages"] for x in r), sum(x["pages"] for x in r if x.get("type") == "hugetlb"),
+      hex(vb), " ".join("%d %d" % (x["start_pfn"], x["end_pfn"]) for x in r))
 PY
 )
 		fi
-		rec "$name" "$f" snapshot "$pages" "$T" "$CPU" "$RSS" "best of $runs, $(stat -L -c %s "$d") bytes"
+		# of HugeTLB images, how many of the pages are HugeTLB folios'
+		# (report.py sets their CPU per struct page beside device-dax's)
+		hnote=; [ "${hpages:-0}" = 0 ] || hnote=", $hpages HugeTLB"
+		rec "$name" "$f" snapshot "$pages" "$T" "$CPU" "$RSS" "best of $runs, $(stat -L -c %s "$d") bytes$hnote"
 		# shellcheck disable=SC2086
 		[ $do_loop = 1 ] && timed 1 "$kpp" "$d" "$vb" 64 $args &&
 			rec "$name" "$f" "kdump_read/page" "$pages" $(awk '{print $3, $5}' "$tmp/out") "$RSS"

@@ -18,6 +18,10 @@
 # aligned, FINDINGS 2's corrupted tails in every compound page),
 # devdax1g-aligned (the same, the region 1 GiB aligned: N + 1 GiB, N 1 GiB
 # pages of data, healthy struct pages);
+# hugetlb1g: no pmem; N 1 GiB HugeTLB pages reserved at boot with the vmemmap
+# optimisation on (hugepagesz=1G hugepages=N hugetlb_free_vmemmap=on), free in
+# their pool, in a guest of N + 4 GiB; needs a kernel built with --hvo (e.g.
+# --kernel $CACHE/kernels/6.12-base-hvo);
 # pair: two namespaces of N/2 GiB, devdax 2M map=mem and map=dev (the layout
 # of the earlier 100 GiB measurement), for a base/template comparison: made
 # for --kernel and for --template (default: the --kernel dir with -base
@@ -28,7 +32,7 @@
 #   --kernel DIR      kernel dir (bzImage, vmlinux); default $CACHE/kernels/6.12-base
 #   --template DIR    the other kernel of mode pair (see above; "none": only --kernel)
 #   --sizes "1 10 100"           namespace sizes in GiB
-#   --modes "devdax2m-mem devdax2m-dev fsdax devdax1g"   (and/or: pair)
+#   --modes "devdax2m-mem devdax2m-dev fsdax devdax1g"   (and/or: devdax1g-aligned, hugetlb1g, pair)
 #   --elf-max N       also keep the ELF for sizes <= N GiB (default 10; disk!)
 #   --mdf-zstd PATH   a makedumpfile built with zstd and snappy (Debian's 1.7.2
 #                     has neither; see doc/BENCHMARKS.md): also write those copies
@@ -85,11 +89,18 @@ hex() { printf '0x%x' "$1"; }
 # of RAM stays above it (QEMU puts the ACPI tables and the initrd at the top).
 layout() {
 	local mode=$1 n=$2 s
+	kargs=
 	case $mode in
 	devdax2m-mem|devdax2m-dev|fsdax)
 		local m=devdax map=${mode##*-}
 		[ "$mode" = fsdax ] && m=fsdax map=mem
 		memmap="${n}G!4G" ns="$(hex $((4 * G))):$m:2M:$map" ram=$((n + 4)) ;;
+	hugetlb1g)
+		# 3 GiB below 4 GiB, N + 1 above: room for N 1 GiB-aligned pages
+		# beside what memblock takes from the top at boot (the memmap).
+		# The pages are never touched: the host backs only the memmap.
+		memmap= ns= ram=$((n + 4))
+		kargs="hugetlb_free_vmemmap=on hugepagesz=1G hugepages=$n mmc.work=hugetlb mmc.hugetlb=none" ;;
 	devdax1g)
 		# the info block sits in the 16 MiB before a 1 GiB boundary, the
 		# data then starts at that boundary: N + 1 GiB region, N 1 GiB
@@ -115,8 +126,8 @@ make_one() {
 	layout "$mode" "$n"
 	log=$work/console.log sock=$work/qmp.sock
 	rm -f "$log" "$sock"
-	local cmdline="nokaslr no_timer_check console=ttyS0 panic=-1 memmap=$memmap mmc.mode=normal mmc.rebind=1 mmc.ns=$ns"
-	echo "large-images: $name: -m ${ram}G, memmap=$memmap, mmc.ns=$ns"
+	local cmdline="nokaslr no_timer_check console=ttyS0 panic=-1${memmap:+ memmap=$memmap} mmc.mode=normal mmc.rebind=1 mmc.ns=$ns${kargs:+ $kargs}"
+	echo "large-images: $name: -m ${ram}G, memmap=$memmap, mmc.ns=$ns${kargs:+, $kargs}"
 	t0=$(now)
 	mmc_qemu_start -k "$kdir/bzImage" -i "$initrd" -a "$cmdline" -l "$log" -q "$sock" \
 		-o "$work/qemu.out" --ram "${ram}G" --huge
@@ -130,6 +141,11 @@ make_one() {
 	t_ready=$(since "$t0")
 	grep -q 'MEMMAPCHECK-READY status=0' "$log" ||
 		echo "large-images: $name: WARNING: guest setup reported failures (see $base.console.log)" >&2
+	if [ "$mode" = hugetlb1g ] && ! grep -a -q "hugetlb: vmemmap optimisation .*1048576kB nr $n free $n;" "$log"; then
+		echo "large-images: $name: the guest does not have $n free 1 GiB HugeTLB pages:" >&2
+		grep -a -e 'mmc-init: hugetlb' -e 'HugeTLB' "$log" >&2 || true
+		cp "$log" "$base.console.log"; mmc_qemu_stop; return 1
+	fi
 	sleep 1
 	flat=$work/$name.flat
 	local t_elf=- t_zlib t_r t_lzo=- t_zstd=- t_snappy=- t_holes=- t1
@@ -187,6 +203,7 @@ make_one() {
 		echo "ram_gib=$ram"
 		echo "memmap=$memmap"
 		echo "ns=$ns"
+		[ -z "$kargs" ] || echo "kernel_args=$kargs"
 		echo "rebind=1"
 		echo "seconds_boot_to_ready=$t_ready"
 		echo "seconds_qmp_elf=$t_elf"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Tables of a `make bench` run (scripts/bench/bench.sh writes results.tsv).
 
-usage: report.py RESULTS.tsv [RESULTS.tsv ...] [--md] [--summary]
+usage: report.py RESULTS.tsv [RESULTS.tsv ...] [--md] [--summary | --hugetlb]
        report.py --images DIR [--md]   (how long each image of
                                         scripts/bench/large-images.sh took to make)
 
@@ -16,6 +16,10 @@ scaling series.  --md prints Markdown tables (for doc/BENCHMARKS.md).
 --summary: only one line per image (its first format): snapshot, compare,
 lint, memmapcheck.so in crash against kmem -p, the per-page loop and drgn
 as CPU-time ratios, ELF snapshot; and the base/template pairs.
+The full report, given a HugeTLB image (large-images.sh --modes hugetlb1g): CPU
+ns per struct page of it beside the device-dax images of the same size
+("/ device-dax ns/page": the HugeTLB image's ns per page over the device-dax
+one's; 1.00 or less meets issue 19's target); --hugetlb: only that table.
 """
 import sys
 from collections import OrderedDict
@@ -155,6 +159,58 @@ def summary(images, md):
     return 0
 
 
+def hugetlb_table(images, md, heading=True):
+    """HugeTLB images beside the device-dax images of the same size: CPU
+    nanoseconds per struct page of the snapshot (every range), of the
+    extension's snapshot of the largest range in crash, and of `kmem -p`
+    (its rate over every struct page it walks)."""
+    import re
+
+    def size_mode(image):
+        m = re.search(r"-(hugetlb[a-z0-9]*|devdax[a-z0-9-]*?|fsdax)-(\d+)g$", image)
+        return (m.group(1), int(m.group(2))) if m else (None, 0)
+
+    def ns(r):
+        return "%.1f" % (1e9 / crate(r)) if r and crate(r) else "-"
+
+    def find(rs, fmt, tool):
+        for r in rs:
+            if r["format"] == fmt and r["tool"].startswith(tool) and not variant(r):
+                return r
+        return None
+
+    sizes = {size_mode(i)[1] for i in images if (size_mode(i)[0] or "").startswith("hugetlb")}
+    if not sizes:
+        return
+    rows = []
+    for image, rs in images.items():
+        mode, gib = size_mode(image)
+        if gib not in sizes or not mode or mode == "fsdax":
+            continue
+        s = find(rs, "zlib", "snapshot") or find(rs, "elf", "snapshot")
+        if s:
+            rows.append((image, s, find(rs, "crash", "memmapcheck.so"), find(rs, "crash", "crash kmem -p")))
+    if heading:
+        print(("### " if md else "") + "HugeTLB against device-dax: CPU ns per struct page")
+        print()
+    t = Table(md, ["image", "format", "struct pages", "of which HugeTLB", "snapshot CPU s (wall)",
+                   "ns/page", "/ device-dax ns/page", "in crash ns/page", "kmem -p ns/page",
+                   "kmem -p / in crash"])
+    for gib in sorted(sizes):
+        dd = [x for x in rows if size_mode(x[0])[1] == gib and size_mode(x[0])[0].startswith("devdax")]
+        for image, s, ext, kmem in sorted((x for x in rows if size_mode(x[0])[1] == gib),
+                                          key=lambda x: x[0]):
+            hp = re.search(r"(\d+) HugeTLB", s["note"])
+            rel = ", ".join("%.2f (%s)" % (crate(d[1]) / crate(s), size_mode(d[0])[0])
+                            for d in dd if crate(s) and crate(d[1]))
+            t.add(image, s["format"], s["pages"], hp.group(1) if hp else "-",
+                  "%.3f (%.3f)" % (s["cpu_seconds"], s["seconds"]), ns(s),
+                  rel if size_mode(image)[0].startswith("hugetlb") and rel else "-",
+                  ns(ext), ns(kmem),
+                  "%.1fx" % (crate(ext) / crate(kmem)) if ext and kmem and crate(kmem) else "-")
+    t.show()
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -166,6 +222,9 @@ def main(argv):
     images = OrderedDict()
     for r in rows:
         images.setdefault(r["image"], []).append(r)
+    if "--hugetlb" in argv[2:]:
+        hugetlb_table(images, md, heading=False)
+        return 0
     if "--summary" in argv[2:]:
         return summary(images, md)
 
@@ -211,6 +270,8 @@ def main(argv):
             if any(c != "- / -" for c in cells):
                 t.add(image, pages, *cells)
         t.show()
+
+    hugetlb_table(images, md)
 
     # scaling: every snapshot measurement by struct pages
     print(("### " if md else "") + "Scaling: memmapcheck snapshot")

@@ -11,6 +11,12 @@
  * which range, counted from the geometry here, not from the diff.  Each
  * case is judged chunk by chunk and page by page (MEMMAPCHECK_PER_PAGE's
  * mode) against the same counts.
+ *
+ * Field names bind by the kind of range too: the word at offset 16 is
+ * zone_device_data on a ZONE_DEVICE page and lru.prev elsewhere
+ * (include/linux/mm_types.h: the union of lru with pgmap and
+ * zone_device_data), so a claim naming one covers that word only in the
+ * ranges where the kernel calls it so.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +54,7 @@ struct kmut {
 	uint32_t shift;		/* pgmap->vmemmap_shift, 0: 9 as built */
 	bool plug_memmap;	/* the block holds its memmap (memmap_on_memory) */
 	bool altmap;		/* the pgmap given an altmap (and its flag) */
+	bool w16;		/* the word at offset 16 of ref's pages holds 0x5 */
 };
 
 /* The pools the HugeTLB and hot-plug ranges name, and the device-dax pgmap. */
@@ -87,6 +94,37 @@ static void add_owners(struct mmc_snapshot *s, uint64_t vbase, const struct kmut
 
 static struct mmc_layout layout612;
 
+/* pair_add_range() with kmut's w16: the word at offset 16 (NULL as built)
+ * set on the pages ref_pages() counts: page[3] and on of every compound
+ * page, every order-0 page. */
+static void add_range_w16(struct mmc_snapshot *s, uint64_t vbase, const struct pair_range *g)
+{
+	struct mmc_srange r;
+	struct mmc_nrec x;
+
+	memset(&r, 0, sizeof(r));
+	r.start_pfn = g->start;
+	r.end_pfn = g->start + g->pages;
+	r.kind = (uint8_t)g->kind;
+	r.owner = g->owner;
+	r.pgmap_index = g->kind == MMC_RANGE_PGMAP ? 0 : MMC_NO_PGMAP;
+	die(mmc_snapshot_begin_range(s, &r));
+	for (uint64_t p = r.start_pfn; p < r.end_pfn; p++) {
+		pair_rec(vbase, p, r.start_pfn, g->order, false, &x);
+		if (!g->order || ((p - r.start_pfn) & ((1ULL << g->order) - 1)) >= 3)
+			x.slot[2] = raw(0x5);
+		die(mmc_snapshot_append(s, &x));
+	}
+	for (uint64_t k = 0; k < g->pages * 64 / 4096; k++) {
+		struct mmc_vframe vf = { .kind = MMC_VF_RAM, .prot = MMC_VPROT_WRITABLE,
+					 .prot_known = MMC_VPROT_WRITABLE, .leaf = MMC_VLEAF_PTE,
+					 .paddr = (g->start * 64 + k * 4096) | 1ULL << 40 };
+
+		die(mmc_snapshot_append_vframe(s, &vf));
+	}
+	die(mmc_snapshot_end_range(s));
+}
+
 static struct mmc_snapshot *build(uint64_t vbase, const struct kmut *m)
 {
 	struct mmc_snapshot *s;
@@ -97,7 +135,9 @@ static struct mmc_snapshot *build(uint64_t vbase, const struct kmut *m)
 	die(mmc_snapshot_create(&layout612, &g, "t", "test", &s));
 	add_owners(s, vbase, m);
 	for (size_t i = 0; i < NR; i++)
-		if (!(i == R_H1G && m->no_1g))
+		if (m->w16)
+			add_range_w16(s, vbase, &rg[i]);
+		else if (!(i == R_H1G && m->no_1g))
 			pair_add_range(s, vbase, &rg[i], rg[i].order, m->ref,
 				       i == R_PLUG && m->plug_memmap ? 512 : 0);
 	return s;
@@ -194,6 +234,50 @@ static void test_select(void)
 			struct mmc_diff_result *res = diff_pair(a, b, text, pp);
 
 			tap_ok(selects(res, sel[i].ranges), "[proof] %s (%s)", sel[i].why,
+			       pp ? "page by page" : "chunk by chunk");
+			mmc_diff_result_destroy(res);
+		}
+	}
+	mmc_snapshot_destroy(a);
+	mmc_snapshot_destroy(b);
+}
+
+/* ---- field names by the kind of range ---- */
+
+struct named {
+	const char *fields;
+	unsigned int ranges;
+	const char *why;
+};
+
+static const struct named named[] = {
+	{ " field lru.prev\n", 1u << R_H2M | 1u << R_H1G | 1u << R_PLUG,
+	  "lru.prev binds on HugeTLB and hot-plugged pages, not on a ZONE_DEVICE one" },
+	{ " field zone_device_data\n", 1u << R_DAX,
+	  "zone_device_data binds on a ZONE_DEVICE page, not on a HugeTLB or hot-plugged one" },
+	{ " field lru.prev NULL -> 0x5\n", 1u << R_H2M | 1u << R_H1G | 1u << R_PLUG,
+	  "lru.prev NULL -> 0x5: the same with values" },
+	{ " field zone_device_data NULL -> 0x5\n", 1u << R_DAX,
+	  "zone_device_data NULL -> 0x5: the same with values" },
+	{ " field lru.prev\n field zone_device_data\n", 0xf,
+	  "lru.prev and zone_device_data: the word in every kind of range" },
+	{ " where kind=hugetlb\n field zone_device_data\n", 0,
+	  "kind=hugetlb, zone_device_data: names no word there (the claim unseen)" },
+};
+
+static void test_names(void)
+{
+	const struct kmut none = { 0 }, w16 = { .w16 = true };
+	struct mmc_snapshot *a = build(VBASE_A, &none), *b = build(VBASE_B, &w16);
+	char text[512];
+
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		snprintf(text, sizeof(text), "memmapcheck-claims 1\nclaim c\n reason r\n%s",
+			 named[i].fields);
+		for (int pp = 0; pp < 2; pp++) {
+			struct mmc_diff_result *res = diff_pair(a, b, text, pp);
+
+			tap_ok(selects(res, named[i].ranges), "[proof] %s (%s)", named[i].why,
 			       pp ? "page by page" : "chunk by chunk");
 			mmc_diff_result_destroy(res);
 		}
@@ -320,6 +404,7 @@ int main(void)
 	if (mmc_test_layout_612(&layout612))
 		return 1;
 	test_select();
+	test_names();
 	test_range_level();
 	test_many_named();
 	mmc_test_layout_release(&layout612);

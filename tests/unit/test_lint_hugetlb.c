@@ -46,6 +46,7 @@
 #define LIST_OBJ 0xffffffff82a00100ULL	/* an hstate's list head */
 #define MAPPING_OBJ 0xffff888100002000ULL
 #define TAIL_MAPPING 0xdead000000000400ULL
+#define LIST_POISON1 0xdead000000000100ULL
 #define LIST_POISON2 0xdead000000000122ULL
 #define ZONE_NORMAL 2
 #define ZONE_DMA32 1
@@ -56,6 +57,7 @@ enum mut {
 	M_PLAIN_SHARES, M_HEAD_RO, M_OTHER_FRAME, M_HEAD_TYPE, M_FREE_REF, M_ACTIVE_REF0,
 	M_ACTIVE_FREED, M_FREE_NODE, M_TAIL_ZONE, M_HVO_SELF_HOSTED, M_NO_SELF_HOSTED,
 	M_ONE_SELF_HOSTED, M_PLUG_FLAG, M_PLUG_NODE, M_PLUG_NO_NID, M_NO_PAGETYPE, M_VM_UNKNOWN,
+	M_PLUG_POISON,
 };
 
 struct fix {
@@ -311,7 +313,7 @@ static void plug_page(const struct fix *f, uint64_t pfn, uint8_t *p)
 	if (f->m == M_PLUG_FLAG && pfn == P + 300)
 		fl |= enum_bit(f, MMC_ENUM_PAGEFLAGS, "PG_dirty");
 	put(f, p, MMC_PAGE_FLAGS, 0, fl);
-	le_put64(p + 8, self);
+	le_put64(p + 8, f->m == M_PLUG_POISON && pfn == P + 9 ? LIST_POISON1 : self);
 	le_put64(p + 16, self);
 	put(f, p, MMC_PAGE_MAPCOUNT, 0, 0xffffffff);
 	put(f, p, MMC_PAGE_REFCOUNT, 0, 1);
@@ -659,6 +661,38 @@ static void heads_and_blocks_on(bool v72)
 }
 
 /*
+ * A lint message names the word by the kind of range: offset 8 of a
+ * hot-plugged memmap pfn is lru.next (include/linux/mm_types.h: lru
+ * shares its words with a ZONE_DEVICE page's pgmap and zone_device_data),
+ * never pgmap.  list_del()'s LIST_POISON1 there breaks poison and
+ * altmap-init (not the empty list memmap_init_range() leaves).
+ */
+static void word_names_on(bool v72)
+{
+	const char *k = v72 ? "7.2" : "6.12";
+	uint64_t al = v72 ? 0 : 3 * (NR - PER);
+	struct mmc_snapshot *snap;
+	struct mmc_lint_result *res = NULL;
+	struct mmc_error *err;
+	const char *msg = NULL;
+
+	EXPECT(v72, M_PLUG_POISON, "LIST_POISON1 in a memmap pfn's lru.next", al, NONE,
+	       { "poison", 1, P + 9 }, { "altmap-init", 1, P + 9 });
+	snap = make(v72, M_PLUG_POISON);
+	err = snap ? mmc_lint(snap, NULL, &res) : NULL;
+	for (size_t i = 0; snap && !err && i < res->nviolations; i++)
+		if (!strcmp(res->violations[i].rule, "poison"))
+			msg = res->violations[i].message;
+	if (!tap_ok(msg && !strncmp(msg, "lru.next = 0xdead000000000100", 29) &&
+		    !strstr(msg, "pgmap"),
+		    "[proof] %s the poison message names offset 8 of a hot-plugged page lru.next", k))
+		tap_diag("message: %s", msg ? msg : "(none)");
+	mmc_lint_result_destroy(res);
+	mmc_error_destroy(err);
+	mmc_snapshot_destroy(snap);
+}
+
+/*
  * 7.2 has no fake heads ("mm/hugetlb: Remove fake head pages"): the 6.12
  * image, whose optimised folios map their tail vmemmap pages onto their
  * head frame, read as a 7.2 kernel's.  Then, for each of the 3 optimised
@@ -985,8 +1019,10 @@ int main(void)
 {
 	cases_on(false);
 	heads_and_blocks_on(false);
+	word_names_on(false);
 	cases_on(true);
 	heads_and_blocks_on(true);
+	word_names_on(true);
 	fake_heads_72();
 	unchecked();
 	rule_functions();
