@@ -30,11 +30,15 @@ Checks, each labelled:
             the tool's pools must equal exactly, and every memory block with
             its altmap; `diff` gives the struct
             pages whose raw words differ between two images, and `predict`
-            the ones a variant changes.  The struct pages the tool reports
-            differing in HugeTLB ranges must be among the raw-different ones
-            (the tool normalises object pointers such as a MAP_HUGETLB
-            folio's anon_vma, so it may report fewer), and for
-            hist-hvo-reset-nrN they must include every predicted one.
+            the ones a variant changes.  Both apply the placement rule of
+            doc/DESIGN.md "Diff: what compares" (a folio at a pfn in one
+            image only, the pools' counts equal, is listed apart and not
+            compared; a head's list links are not compared): the folios the
+            tool places apart must be the oracle's.  The struct pages the
+            tool reports differing in HugeTLB ranges must be among the
+            raw-different ones (the tool normalises object pointers such as
+            a MAP_HUGETLB folio's anon_vma, so it may report fewer), and for
+            hist-hvo-reset-nrN they must be exactly the predicted ones.
   [guard]   what the tool says of itself (verdict words), and that a
             record is there.
 """
@@ -59,20 +63,6 @@ def hvo_images():
 
 
 IMAGES = hvo_images()
-# Known disagreements between the tool and the oracle on 7.2.8, reported
-# as TAP TODO (the result is printed, the test does not fail on it).
-TODO_72 = {
-    # b1 and b2 put one free 2 MiB folio at different pfns (0xc3e00,
-    # 0xc3600): the tool pairs folios by pfn and calls that placement
-    # (engine/diff_pools.c); the oracle's raw diff counts the folio's
-    # struct pages and its free-list neighbours' lru links as different
-    "boots": "7.2.8's boots place one free 2 MiB folio apart: its pages and its list "
-             "neighbours' lru links differ raw, the tool calls it placement",
-    # oracle_hvo.py predict() leaves out pages 1-3 of the folios whose
-    # vmemmap hist-hvo-reset-nr3 restores; the tool reports them
-    "hist": "the tool also reports pages 1-3 of the restored folios, which "
-            "oracle_hvo.py predict() does not predict for 7.x yet",
-}
 TMP = tempfile.mkdtemp(prefix="mmc-hugetlb-")
 
 
@@ -301,6 +291,18 @@ def main():
         extra = sorted(pfns - set(raw) - moved)
         tap(not extra, "[oracle] %s vs %s: the %d HugeTLB struct pages the tool reports differing are raw-different (oracle: %d) or on a vmemmap page HVO maps in one image only (oracle: %d)"
             % (a, b, len(pfns), len(raw), len(moved)), "neither: %s" % [hex(x) for x in extra[:10]])
+        # placement (doc/DESIGN.md "Diff: what compares"): a folio at a pfn
+        # in one image only, the pools' counts equal; the oracle applies
+        # the same rule to its own listings
+        placed = sorted((p["pfn"], p["only_in"]) for p in js.get("placement", []))
+        oplaced = sorted([(int(h, 16), "base") for h in od["placement"]["only_in_base"]] +
+                         [(int(h, 16), "patched") for h in od["placement"]["only_in_other"]])
+        tap(placed == oplaced and not od["only_in_base"] and not od["only_in_other"],
+            "[oracle] %s vs %s: the folios placed apart are the oracle's (%d): %s"
+            % (a, b, len(oplaced), ", ".join("%#x only in %s" % x for x in oplaced) or "none"),
+            "tool %s\noracle %s, folios in one image only that are no placement: %s %s"
+            % ([(hex(x), y) for x, y in placed], [(hex(x), y) for x, y in oplaced],
+               od["only_in_base"], od["only_in_other"]))
         return pools, pfns, raw, moved
 
     def claims(kver, variant):
@@ -339,12 +341,13 @@ def main():
             pools, pfns, raw, moved = r
             tap(not pools, "[oracle] %s base b1 vs b2: the pools are identical (oracle: same folios, lists, flags)"
                 % kver, "\n".join(pools))
-            # what varies between boots: free-list links (padata enqueue order)
-            # and their HVO fake-head aliases, anon_vma pointers (normalised)
+            # what varies between boots and neither implementation compares:
+            # the pfns of folios placed apart, the list links of struct pages
+            # that read as heads (the oracle leaves both out of its diff);
+            # anon_vma pointers differ raw and the tool normalises them
             missed = sorted(p for p in set(raw) - pfns if set(raw[p]) - {"mapping"})
             tap(not missed, "[oracle] %s base b1 vs b2: every raw difference but object pointers (mapping) is reported"
-                % kver, "missed: %s" % [(hex(p), raw[p]) for p in missed[:10]],
-                todo=TODO_72["boots"] if kver == "7.2" else None)
+                % kver, "missed: %s" % [(hex(p), raw[p]) for p in missed[:10]])
         r = pair(base, "%s-template-hvo-b1" % kver, "template series leaves HugeTLB alone")
         if r:
             pools, pfns, raw, moved = r
@@ -364,11 +367,17 @@ def main():
             pred_h = {p for p in pred if in_ranges(p, hr)}
             want = pred_h | moved
             miss, extra = sorted(want - pfns), sorted(pfns - want)
-            tap(pred_h and moved and not miss and not extra,
-                "[oracle] %s %s vs base: the tool reports exactly the %d struct pages the oracle predicts in HugeTLB ranges and the %d its HVO change moves (tool: %d)"
-                % (kver, hist, len(pred_h), len(moved), len(pfns)),
-                "missed: %s\nextra: %s" % ([hex(x) for x in miss[:10]], [hex(x) for x in extra[:10]]),
-                todo=TODO_72["hist"] if kver == "7.2" else None)
+            # the folios whose HVO the variant changes (oracle: predict),
+            # against those whose vmemmap the oracle's walk finds changed
+            pred_hvo = {int(h, 16) for h, ch in op["folios"].items() if "hvo" in ch}
+            hvo_h = {g["head"]: g["hvo"] for g in olists.get("%s-%s-hvo-b1" % (kver, hist), {}).get("folios", [])}
+            got_hvo = {f["head"] for f in olists[base]["folios"]
+                       if f["head"] in hvo_h and hvo_h[f["head"]] != f["hvo"]}
+            tap(pred_h and pred_hvo == got_hvo and not miss and not extra,
+                "[oracle] %s %s vs base: the tool reports exactly the %d struct pages the oracle predicts in HugeTLB ranges and the %d on the vmemmap pages of the %d folios whose HVO it predicts changed (tool: %d)"
+                % (kver, hist, len(pred_h), len(moved), len(pred_hvo), len(pfns)),
+                "missed: %s\nextra: %s\nHVO changed: predicted %d, measured %d"
+                % ([hex(x) for x in miss[:10]], [hex(x) for x in extra[:10]], len(pred_hvo), len(got_hvo)))
     return tap.plan()
 
 

@@ -28,7 +28,8 @@ check of a prediction, still without memmapcheck).
 Types, member offsets, enum values and symbol addresses come from the
 vmlinux's DWARF through drgn (python3-drgn; /usr/bin/python3), page contents
 from scripts/oracle/damage.py's kdump reader (with LZO pages decompressed through
-liblzo2), the page-table walk is this file's own.
+liblzo2), the page-table walk is this file's own.  predict, diff and verify
+are scripts/oracle/oracle_hvo_predict.py.
 
 usage: oracle.py hvo list  VMLINUX DUMP [-f json|text]
        oracle.py hvo check VMLINUX DUMP
@@ -37,7 +38,10 @@ usage: oracle.py hvo list  VMLINUX DUMP [-f json|text]
        oracle.py hvo verify KVER VARIANT VMLINUX BASE_DUMP VMLINUX2 DUMP2 [BASE_DUMP2]
   verify: predict from the base image, diff the two images, compare;
   BASE_DUMP2, another boot of the base kernel, names the words that vary
-  from boot to boot (list links, anon_vma pointers), which are left out.
+  from boot to boot (anon_vma pointers), which are left out.  diff leaves
+  out, as memmapcheck's diff does (doc/DESIGN.md "Diff: what compares"),
+  the folios placed apart (listed under "placement") and the lru words of
+  struct pages that read as heads.
 Exit: 0 fine (check: every rule holds; verify: prediction and measurement
 agree), 1 violations / disagreements, 2 usage or unreadable input.
 """
@@ -684,250 +688,6 @@ def check(img, lst):
     return bad
 
 
-# ---------------------------------------------------------------- predictions
-
-class Kinds:
-    """The member names of a pfn's struct page words: by its place in a
-    hugetlb folio of the base listing (head, page[1..3], tail), else as a
-    plain struct page."""
-
-    def __init__(self, img, lst):
-        self.names = img.names
-        self.heads = sorted((f['head'], 1 << f['order']) for f in lst['folios'])
-        self.starts = [h for h, _ in self.heads]
-
-    def of(self, pfn):
-        import bisect
-        i = bisect.bisect_right(self.starts, pfn) - 1
-        if i >= 0 and pfn - self.heads[i][0] < self.heads[i][1]:
-            return self.names[min(pfn - self.heads[i][0], 4)]
-        return self.names[0]
-
-    def differing(self, pfn, a, b):
-        n = self.of(pfn)
-        return [n[w] for w in range(8) if a[8 * w:8 * w + 8] != b[8 * w:8 * w + 8]]
-
-
-def words(b):
-    return [u64(b, 8 * w) for w in range(8)]
-
-
-def pack(ws):
-    return struct.pack('<8Q', *ws)
-
-
-def demoted_heads(lst):
-    """Heads of 1 GiB-aligned ranges wholly made of 2 MiB folios of the
-    listing: where a demoted 1 GiB folio was (demote_free_hugetlb_folios())."""
-    small = {f['head'] for f in lst['folios'] if f['order'] == 9}
-    return sorted(h for h in small if h % (1 << 18) == 0 and
-                  all(h + 512 * m in small for m in range(512)))
-
-
-def aliases(img, kinds, head, nr, frame, res):
-    """Struct pages head+64 .. head+nr-1 once vmemmap pages 1..N-1 map
-    `frame` (64 struct pages' bytes): every word that differs from what the
-    base image holds there."""
-    per = PAGE // img.sps
-    for k in range(per, nr, per):
-        raw = img.read(img.page_va(head + k), img.sps * per)
-        for j in range(per):
-            b = raw[j * img.sps:(j + 1) * img.sps]
-            d = kinds.differing(head + k + j, b, frame[j])
-            if d:
-                res['struct_pages']['%#x' % (head + k + j)] = d
-
-
-def folio_change(res, f, **kw):
-    res['folios'].setdefault('%#x' % f['head'], {}).update(
-        {k: [f[k] if k != 'hpg' else f['hpg'], v] for k, v in kw.items()})
-
-
-# Each hvo variant's semantics (patches/<kver>/<variant>.patch headers), as
-# a function of the base image: which struct pages differ in which words,
-# which folios change state (HVO, HPG flags, vmemmap PTE bits).
-def predict(kver, variant, img, lst):
-    v7 = kver.startswith('7.')
-    per = PAGE // img.sps
-    hp = hotplugged(lst['memory_blocks'])
-    kinds = Kinds(img, lst)
-    bits = hpg_bits(img) if lst['folios'] else {}
-    res = {'kver': kver, 'variant': variant, 'struct_pages': {}, 'uncertain': {},
-           'folios': {}, 'notes': []}
-    if variant == 'base':
-        return res
-    if variant == 'mut-hvo-tail-rw':
-        # vmemmap_remap_pte(): PAGE_KERNEL (P|RW|A|D|G|NX) for the tail PTEs
-        for f in lst['folios']:
-            if not f['hvo']:
-                continue
-            if v7 and f['tail_dirty'] == [True]:
-                res['notes'].append('folio %#x: boot pre-HVO (vmemmap_populate_hvo() + '
-                                    'vmemmap_wrprotect_hvo()): tail PTEs stay read-only' % f['head'])
-                continue
-            folio_change(res, f, tail_rw=[True], tail_dirty=[True])
-        return res
-    if variant == 'mut-mhp-no-self-hosted':
-        bit = img.t.enum('enum pageflags', 'PG_owner_priv_1')
-        freed = set()
-        for f in lst['folios']:
-            if not in_ranges(f['head'], hp) or f['hvo'] or f['vmemmap_pages'] < 2:
-                continue
-            nr = 1 << f['order']
-            # HVO no longer refused: optimised, its vmemmap pages 1..N-1
-            # (altmap frames) freed to the buddy allocator
-            for k in range(per, nr, per):
-                freed.add(img.vmemmap_pte(f['head'] + k)[0])
-            hw = words(img.struct_page(f['head']))
-            hw[5] |= 1 << bits['HPG_vmemmap_optimized']
-            res['struct_pages']['%#x' % f['head']] = kinds.differing(f['head'], img.struct_page(f['head']), pack(hw))
-            if v7:
-                # the zone's tail frame: init_compound_tail() on a zeroed page
-                t = words(img.struct_page(f['head'] + 4))
-                tail = pack([t[0], t[1], 0, TAIL_MAPPING, 0, 0, 0xffffffff, 0])
-                frame = [tail] * per
-            else:
-                frame = [pack(hw)] + [img.struct_page(f['head'] + j) for j in range(1, per)]
-            aliases(img, kinds, f['head'], nr, frame, res)
-            folio_change(res, f, hvo=True, tail_rw=[False], tail_dirty=[False],
-                         hpg=sorted(f['hpg'] + ['HPG_vmemmap_optimized']))
-        for blk in lst['memory_blocks']:
-            if not (blk['altmap'] and blk['state'] == 'MEM_ONLINE'):
-                continue
-            a = blk['altmap']
-            for pfn in range(a['base_pfn'], a['base_pfn'] + a['free']):
-                if pfn in freed:
-                    res['uncertain']['%#x' % pfn] = 'altmap frame freed to the buddy allocator'
-                    continue
-                w = words(img.struct_page(pfn))
-                w[0] &= ~(1 << bit)
-                d = kinds.differing(pfn, img.struct_page(pfn), pack(w))
-                if d:
-                    res['struct_pages']['%#x' % pfn] = d
-        return res
-    if variant == 'hist-hvo-reset-nr3' and v7:
-        # restore copies the 1 GiB folio's struct pages 0..63 (0..2 reset
-        # from 3..5) instead of the zone's tail frame; after demotion only
-        # 512m+4..63 stay visible: lru.prev = that folio's page[j] self-pointer
-        lru = img.t.off('struct page', 'lru')
-        for d in demoted_heads(lst):
-            for m in range(1, 512):
-                for j in range(4, per):
-                    pfn = d + 512 * m + j
-                    w = words(img.struct_page(pfn))
-                    w[(lru + 8) // 8] = img.page_va(d + j) + lru
-                    diff = kinds.differing(pfn, img.struct_page(pfn), pack(w))
-                    if diff:
-                        res['struct_pages']['%#x' % pfn] = diff
-        res['notes'].append('free2m: the freed folios\' restored struct pages 64k and 64k+3 get mapping NULL; '
-                            'with init_on_free=1 the kernel reports them and leaks the folios (not on any list)')
-        return res
-    if variant == 'hist-hvo-reset-nr4' and not v7:
-        # with the reset the demoted folios get optimised: those the base
-        # left flagged but unoptimised now map vmemmap pages 1..7 onto
-        # their head frame
-        for f in lst['folios']:
-            if f['hvo'] or 'HPG_vmemmap_optimized' not in f['hpg'] or f['vmemmap_pages'] < 2:
-                continue
-            nr = 1 << f['order']
-            frame = [img.struct_page(f['head'] + j) for j in range(per)]
-            aliases(img, kinds, f['head'], nr, frame, res)
-            folio_change(res, f, hvo=True, tail_rw=[False], tail_dirty=[False])
-        res['notes'].append('free2m: the freed folios go to the buddy allocator (base: bad pages, leaked)')
-        return res
-    raise SystemExit('oracle hvo: no rules for %s on %s' % (variant, kver))
-
-
-# ---------------------------------------------------------------- diff
-
-FOLIO_STATE = ('list', 'hvo', 'hpg', 'tail_rw', 'tail_dirty', 'refcount', 'page_type')
-
-
-def diff(a, la, b, lb):
-    """What differs between two images, in predict()'s terms: struct pages
-    of every folio and altmap pfn of either listing (read through each
-    image's own vmemmap), and each folio's state."""
-    kinds = Kinds(a, la)
-    res = {'struct_pages': {}, 'folios': {}, 'only_in_base': [], 'only_in_other': []}
-    pfns = set()
-    for f in la['folios'] + lb['folios']:
-        pfns.update(range(f['head'], f['head'] + (1 << f['order'])))
-    for blk in la['memory_blocks'] + lb['memory_blocks']:
-        if blk['altmap']:
-            pfns.update(range(blk['altmap']['base_pfn'], blk['altmap']['base_pfn'] + blk['altmap']['free']))
-    per = PAGE // a.sps
-    for base in sorted({p - p % per for p in pfns}):
-        try:
-            x = a.read(a.page_va(base), PAGE)
-            y = b.read(b.page_va(base), PAGE)
-        except ValueError as e:
-            for p in range(base, base + per):
-                if p in pfns:
-                    res['struct_pages']['%#x' % p] = ['unreadable: %s' % e]
-            continue
-        if x == y:
-            continue
-        for j in range(per):
-            p = base + j
-            if p in pfns:
-                d = kinds.differing(p, x[j * a.sps:(j + 1) * a.sps], y[j * a.sps:(j + 1) * a.sps])
-                if d:
-                    res['struct_pages']['%#x' % p] = d
-    fb = {f['head']: f for f in lb['folios']}
-    for f in la['folios']:
-        g = fb.pop(f['head'], None)
-        if g is None or g['order'] != f['order']:
-            res['only_in_base'].append('%#x' % f['head'])
-            continue
-        ch = {k: [f[k], g[k]] for k in FOLIO_STATE if f[k] != g[k]}
-        if ch:
-            res['folios']['%#x' % f['head']] = ch
-    res['only_in_other'] = ['%#x' % h for h in sorted(fb)]
-    return res
-
-
-def verify(pred, got, noise=None):
-    """Prediction against a measured diff: one line per disagreement.
-    `noise` (a diff of two boots of the base kernel) names the words that
-    vary from boot to boot (list links, anon_vma pointers): left out."""
-    bad = []
-    unc = pred.get('uncertain', {})
-    noise = noise['struct_pages'] if noise else {}
-    for p in list(got['struct_pages']):
-        if p in noise:
-            rest = [n for n in got['struct_pages'][p] if n not in noise[p]]
-            if rest:
-                got['struct_pages'][p] = rest
-            else:
-                del got['struct_pages'][p]
-    for p, names in got['struct_pages'].items():
-        if p in unc:
-            continue
-        want = pred['struct_pages'].get(p)
-        if want is None:
-            bad.append('struct page %s differs (%s), not predicted' % (p, ', '.join(names)))
-        elif sorted(want) != sorted(names):
-            bad.append('struct page %s: predicted %s, measured %s' % (p, ', '.join(want), ', '.join(names)))
-    for p, want in pred['struct_pages'].items():
-        if p not in got['struct_pages'] and p not in unc:
-            bad.append('struct page %s predicted to differ (%s), identical' % (p, ', '.join(want)))
-    for h, ch in got['folios'].items():
-        want = pred['folios'].get(h, {})
-        for k, (x, y) in ch.items():
-            if k in ('refcount',):
-                continue
-            if k not in want or want[k][1] != y:
-                bad.append('folio %s %s: %s -> %s, predicted %s' % (h, k, x, y, want.get(k, 'no change')))
-    for h, want in pred['folios'].items():
-        for k, (x, y) in want.items():
-            if k not in got['folios'].get(h, {}):
-                bad.append('folio %s %s predicted %s -> %s, unchanged' % (h, k, x, y))
-    for k in ('only_in_base', 'only_in_other'):
-        if got[k]:
-            bad.append('folios %s: %s' % (k.replace('_', ' '), ' '.join(got[k][:8])))
-    return bad
-
-
 # ---------------------------------------------------------------- output
 
 def compress(pfns):
@@ -978,6 +738,8 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     cmd, args = argv[0], argv[1:]
+    # predict, diff, verify: scripts/oracle/oracle_hvo_predict.py
+    from oracle_hvo_predict import diff, predict, verify
     try:
         if cmd in ('list', 'check') and len(args) == 2:
             img = Image(*args)
