@@ -73,26 +73,7 @@ def dump(image):
 
 def geometry():
     """Expected pools from the guest layout: {order: (nr, free)}."""
-    path = os.path.join(TOP, "scripts", "prove", "guest", "layouts", "standard-hvo.sh")
-    hug = plug = None
-    with open(path) as f:
-        for line in f:
-            w = line.split()
-            if w and w[0] == "hugetlb":
-                hug = w[1:]
-            elif w and w[0] == "hotplug":
-                plug = w[1:]
-    kv = {}
-    for x in (hug or [])[2:] + (plug or [])[2:]:
-        k, _, v = x.partition("=")
-        kv[k] = int(v)
-    n2, n1 = int(hug[0]), int(hug[1])
-    demote = kv.get("demote1g", 0)
-    nr2 = n2 + kv.get("add2m", 0) - kv.get("free2m", 0) + 512 * demote + kv.get("huge2m", 0)
-    nr1 = n1 - demote
-    free2 = nr2 - kv.get("file2m", 0) - kv.get("anon2m", 0)
-    free1 = nr1 - kv.get("file1g", 0)
-    return {9: (nr2, free2), 18: (nr1, free1)}
+    return taplib.hvo_guest()["pools"]
 
 
 def tool_pools(text):
@@ -144,38 +125,26 @@ def tool_blocks(text):
 
 def plug_geometry():
     """The DIMM of standard-hvo.sh ("hotplug 4G 256M"): its self-hosted
-    memmaps, one per 128 MiB block (x86_64 with < 64 GiB:
-    probe_memory_block_size()), PFN_UP(block pages * sizeof(struct page)
-    64 / PAGE_SIZE) = 512 pfns each (memory_block_memmap_on_memory_pages())."""
-    path = os.path.join(TOP, "scripts", "prove", "guest", "layouts", "standard-hvo.sh")
-    unit = {"M": 1 << 20, "G": 1 << 30}
-    with open(path) as f:
-        for line in f:
-            w = line.split()
-            if w and w[0] == "hotplug":
-                start = int(w[1][:-1]) * unit[w[1][-1]] >> 12
-                size = int(w[2][:-1]) * unit[w[2][-1]] >> 12
-                block = (128 << 20) >> 12
-                return [(p, p + block * 64 // 4096) for p in range(start, start + size, block)]
-    return []
+    memmaps, one per memory block (taplib.hvo_guest())."""
+    return taplib.hvo_guest()["memmaps"]
+
+
+def kind_ranges(text, kind):
+    """(start, end) of the `ranges` rows of one kind (hugetlb, hotplug)."""
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"\s*\d+\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+\d+\s+-\s+-\s+\S+\s+%s#" % kind, line)
+        if m:
+            out.append((int(m.group(1), 16), int(m.group(2), 16)))
+    return out
 
 
 def plug_ranges(text):
-    out = []
-    for line in text.splitlines():
-        m = re.match(r"\s*\d+\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+\d+\s+-\s+-\s+\S+\s+hotplug#", line)
-        if m:
-            out.append((int(m.group(1), 16), int(m.group(2), 16)))
-    return out
+    return kind_ranges(text, "hotplug")
 
 
 def huge_ranges(text):
-    out = []
-    for line in text.splitlines():
-        m = re.match(r"\s*\d+\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+\d+\s+-\s+-\s+\S+\s+hugetlb#", line)
-        if m:
-            out.append((int(m.group(1), 16), int(m.group(2), 16)))
-    return out
+    return kind_ranges(text, "hugetlb")
 
 
 def in_ranges(pfn, ranges):

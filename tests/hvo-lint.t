@@ -36,7 +36,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from taplib import CLI, TOP, HvoOracle, Tap, dump_path, layout_of, run, skip_all  # noqa: E402
+from taplib import CLI, TOP, HvoOracle, Tap, dump_path, hvo_guest, layout_of, run, skip_all  # noqa: E402
 
 tap = Tap(diag_lines=30)
 oracle = HvoOracle(tap)
@@ -55,20 +55,9 @@ LINK_RULES = {"tail-head", "head-cycle", "order"}
 
 
 def plug_pfns():
-    """The memmap pfns of standard-hvo.sh's DIMM: 512 at the start of each
-    128 MiB block (memory_block_memmap_on_memory_pages())."""
-    path = os.path.join(TOP, "scripts", "prove", "guest", "layouts", "standard-hvo.sh")
-    unit = {"M": 1 << 20, "G": 1 << 30}
-    with open(path) as f:
-        for line in f:
-            w = line.split()
-            if w and w[0] == "hotplug":
-                start = int(w[1][:-1]) * unit[w[1][-1]] >> 12
-                size = int(w[2][:-1]) * unit[w[2][-1]] >> 12
-                block = (128 << 20) >> 12
-                return set(p for b in range(start, start + size, block)
-                           for p in range(b, b + block * 64 // 4096))
-    return set()
+    """The memmap pfns of standard-hvo.sh's DIMM: those at the start of each
+    memory block (taplib.hvo_guest())."""
+    return set(p for s, e in hvo_guest()["memmaps"] for p in range(s, e))
 
 
 class Oracle:

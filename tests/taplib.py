@@ -232,6 +232,56 @@ def cli_diff(a, b, *opts, env=None):
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e)
 
 
+def _size_pfns(s):
+    """standard-hvo.sh's sizes and addresses (256M, 4G, 0x100000000) in pfns."""
+    m = re.fullmatch(r"(0x[0-9a-fA-F]+|\d+)([MG]?)", s)
+    v = int(m.group(1), 0)
+    v <<= {"M": 20, "G": 30, "": 20 if not s.startswith("0x") else 0}[m.group(2)]
+    return v // HVO_PAGE
+
+
+HVO_PAGE = 4096
+HVO_STRUCT_PAGE = 64                # sizeof(struct page) on x86_64
+HVO_BLOCK = (128 << 20) // HVO_PAGE  # a memory block's pfns: x86_64 below 64 GiB
+                                    # (probe_memory_block_size())
+
+
+def hvo_guest():
+    """What scripts/prove/guest/layouts/standard-hvo.sh says the guest holds at
+    dump time: "pools" {order: (nr, free)}; "hotplug" the DIMM's (start, end)
+    pfns; "huge2m" the 2 MiB folios allocated on it; "blocks" its memory
+    blocks' (start, end); "memmaps" each block's self-hosted memmap, the
+    PFN_UP(block pages * sizeof(struct page) / PAGE_SIZE) pfns at its start
+    (memory_block_memmap_on_memory_pages())."""
+    path = os.path.join(TOP, "scripts", "prove", "guest", "layouts", "standard-hvo.sh")
+    hug = plug = None
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w and w[0] == "hugetlb":
+                hug = w[1:]
+            elif w and w[0] == "hotplug":
+                plug = w[1:]
+    kv = {}
+    for x in hug[2:] + plug[2:]:
+        k, _, v = x.partition("=")
+        kv[k] = int(v)
+    demote = kv.get("demote1g", 0)
+    nr2 = int(hug[0]) + kv.get("add2m", 0) - kv.get("free2m", 0) + 512 * demote + kv.get("huge2m", 0)
+    nr1 = int(hug[1]) - demote
+    start, size = _size_pfns(plug[0]), _size_pfns(plug[1])
+    blocks = [(start + k, start + k + HVO_BLOCK) for k in range(0, size, HVO_BLOCK)]
+    memmap = HVO_BLOCK * HVO_STRUCT_PAGE // HVO_PAGE
+    return {
+        "pools": {9: (nr2, nr2 - kv.get("file2m", 0) - kv.get("anon2m", 0)),
+                  18: (nr1, nr1 - kv.get("file1g", 0))},
+        "hotplug": (start, start + size),
+        "huge2m": kv.get("huge2m", 0),
+        "blocks": blocks,
+        "memmaps": [(s, s + memmap) for s, _ in blocks],
+    }
+
+
 class HvoOracle:
     """scripts/oracle/oracle.py hvo (drgn over a kernel's debug vmlinux) on
     the cache's FULL captures of issue 19's images: the second

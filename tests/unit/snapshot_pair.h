@@ -67,6 +67,18 @@ static inline void pair_rec(uint64_t vbase, uint64_t pfn, uint64_t start, unsign
 	}
 }
 
+/* The range's vmemmap pages, each its own writable RAM frame. */
+static inline void pair_add_vframes(struct mmc_snapshot *s, const struct pair_range *g)
+{
+	for (uint64_t k = 0; k < g->pages * 64 / 4096; k++) {
+		struct mmc_vframe vf = { .kind = MMC_VF_RAM, .prot = MMC_VPROT_WRITABLE,
+					 .prot_known = MMC_VPROT_WRITABLE, .leaf = MMC_VLEAF_PTE,
+					 .paddr = (g->start * 64 + k * 4096) | 1ULL << 40 };
+
+		die(mmc_snapshot_append_vframe(s, &vf));
+	}
+}
+
 /* Range g into s: pair_rec()'s records with folios of order and ref, its
  * first altmap_pages pfns the altmap (a block holding its own memmap),
  * its vmemmap in RAM frames, writable PTEs. */
@@ -92,13 +104,7 @@ static inline void pair_add_range(struct mmc_snapshot *s, uint64_t vbase,
 		pair_rec(vbase, p, r.start_pfn, order, ref, &x);
 		die(mmc_snapshot_append(s, &x));
 	}
-	for (uint64_t k = 0; k < g->pages * 64 / 4096; k++) {
-		struct mmc_vframe vf = { .kind = MMC_VF_RAM, .prot = MMC_VPROT_WRITABLE,
-					 .prot_known = MMC_VPROT_WRITABLE, .leaf = MMC_VLEAF_PTE,
-					 .paddr = (g->start * 64 + k * 4096) | 1ULL << 40 };
-
-		die(mmc_snapshot_append_vframe(s, &vf));
-	}
+	pair_add_vframes(s, g);
 	die(mmc_snapshot_end_range(s));
 }
 

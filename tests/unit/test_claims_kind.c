@@ -115,13 +115,7 @@ static void add_range_w16(struct mmc_snapshot *s, uint64_t vbase, const struct p
 			x.slot[2] = raw(0x5);
 		die(mmc_snapshot_append(s, &x));
 	}
-	for (uint64_t k = 0; k < g->pages * 64 / 4096; k++) {
-		struct mmc_vframe vf = { .kind = MMC_VF_RAM, .prot = MMC_VPROT_WRITABLE,
-					 .prot_known = MMC_VPROT_WRITABLE, .leaf = MMC_VLEAF_PTE,
-					 .paddr = (g->start * 64 + k * 4096) | 1ULL << 40 };
-
-		die(mmc_snapshot_append_vframe(s, &vf));
-	}
+	pair_add_vframes(s, g);
 	die(mmc_snapshot_end_range(s));
 }
 
