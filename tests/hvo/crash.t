@@ -43,7 +43,7 @@ import tempfile
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import taplib  # noqa: E402
-from taplib import BUILD, CACHE, CLI, TOP, Tap  # noqa: E402
+from taplib import BUILD, CACHE, CLI, Tap  # noqa: E402
 
 
 
@@ -59,9 +59,6 @@ tap = CheckTap(diag_lines=30)
 IMAGES = ["6.12-base-hvo-b1", "7.2-base-hvo-b1"]
 CRASH = os.path.join(CACHE, "crash-9", "root", "usr", "bin", "crash")
 TMP = tempfile.mkdtemp(prefix="mmc-hvo-crash-")
-PAGE = 4096
-STRUCT_PAGE = 64            # sizeof(struct page) on x86_64
-BLOCK = (128 << 20) // PAGE  # pfns of a memory block
 
 
 def run(cmd, env=None):
@@ -70,40 +67,9 @@ def run(cmd, env=None):
     return p.returncode, p.stdout, p.stderr
 
 
-def size_pfns(s):
-    """standard-hvo.sh's sizes and addresses: 256M, 4G, 0x100000000."""
-    m = re.fullmatch(r"(0x[0-9a-fA-F]+|\d+)([MG]?)", s)
-    v = int(m.group(1), 0)
-    v <<= {"M": 20, "G": 30, "": 20 if not s.startswith("0x") else 0}[m.group(2)]
-    return v // PAGE
-
-
 def geometry():
     """What standard-hvo.sh says the guest holds at dump time."""
-    path = os.path.join(TOP, "scripts", "prove", "guest", "layouts", "standard-hvo.sh")
-    hug = plug = None
-    with open(path) as f:
-        for line in f:
-            w = line.split()
-            if w and w[0] == "hugetlb":
-                hug = w[1:]
-            elif w and w[0] == "hotplug":
-                plug = w[1:]
-    kv = {}
-    for x in hug[2:] + plug[2:]:
-        k, _, v = x.partition("=")
-        kv[k] = int(v)
-    demote = kv.get("demote1g", 0)
-    nr2 = int(hug[0]) + kv.get("add2m", 0) - kv.get("free2m", 0) + 512 * demote + kv.get("huge2m", 0)
-    nr1 = int(hug[1]) - demote
-    start, size = size_pfns(plug[0]), size_pfns(plug[1])
-    return {
-        "pools": {9: (nr2, nr2 - kv.get("file2m", 0) - kv.get("anon2m", 0)),
-                  18: (nr1, nr1 - kv.get("file1g", 0))},
-        "hotplug": (start, start + size),
-        "huge2m": kv.get("huge2m", 0),
-        "blocks": [(start + k, start + k + BLOCK) for k in range(0, size, BLOCK)],
-    }
+    return taplib.hvo_guest()
 
 
 def ranges_table(text):
@@ -233,8 +199,8 @@ def check_geometry(t, text, geo):
     tap(on_plug == geo["huge2m"] << 9,
         "[proof] %s: %d 2 MiB folios (%d pages) in HugeTLB ranges on the hot-plugged memory %#x-%#x (%d)"
         % (t, geo["huge2m"], geo["huge2m"] << 9, lo, hi, on_plug), text)
-    memmap = BLOCK * STRUCT_PAGE // PAGE
-    want = [(s, s + memmap) for s, _ in geo["blocks"]]
+    want = geo["memmaps"]
+    memmap = want[0][1] - want[0][0] if want else 0
     got = [(r["start"], r["end"]) for r in plug]
     alt = [r["altmap"] for r in plug]
     tap(got == want and alt == want and all(r["order"] == 0 for r in plug),
@@ -268,10 +234,12 @@ def main():
     for name in IMAGES:
         kdir = os.path.join(CACHE, "kernels", re.sub(r"-b\d+$", "", name))
         vmlinux = os.path.join(kdir, "vmlinux")
-        dump = taplib.dump_path(name) or os.path.join(CACHE, "images", name + ".kdump")
+        # the full capture: crash's own start reads what the committed
+        # dumps were trimmed of (cpu_possible_map and more)
+        dump = os.path.join(CACHE, "images", name + ".kdump")
         t = "crash %s, %s" % (ver, name)
         if not os.path.exists(dump):
-            tap.skip("%s: no dump (dumps/hvo.tar.xz or %s)" % (name, dump), t)
+            tap.skip("%s: no full capture at %s" % (name, dump), t)
             continue
         if not os.path.exists(vmlinux):
             tap.skip("%s: no vmlinux at %s" % (name, vmlinux), t)
