@@ -450,25 +450,9 @@ bool mmc_norm_can_move(const struct mmc_norm *norm)
 
 bool mmc_norm_page_move(const struct mmc_norm *norm, struct mmc_nrec *rec, int64_t by)
 {
-	unsigned int i;
+	const struct mmc_nrec in = *rec;
 
-	if (!mmc_norm_can_move(norm) || rec->state != MMC_PS_READ)
-		return false;
-	/* mmc_norm_value()'s pointer to a struct page, target - pfn: the
-	 * same raw value names the same target */
-	for (i = 0; i < rec->nslots; i++) {
-		struct mmc_nval *v = &rec->slot[i];
-
-		if (v->cls == MMC_V_SELF) {
-			v->cls = MMC_V_PAGE;
-			v->v = -by;
-		} else if (v->cls == MMC_V_PAGE) {
-			v->v -= by;
-			if (v->v == 0)
-				v->cls = MMC_V_SELF;
-		}
-	}
-	return true;
+	return mmc_norm_page_moved(norm, &in, by, rec);
 }
 
 bool mmc_norm_page_moved(const struct mmc_norm *norm, const struct mmc_nrec *rec,
@@ -482,7 +466,9 @@ bool mmc_norm_page_moved(const struct mmc_norm *norm, const struct mmc_nrec *rec
 	out->role = rec->role;
 	out->nslots = rec->nslots;
 	out->reason = rec->reason;
-	/* one pass, mmc_norm_page_move()'s rule on each slot as it is copied */
+	/* mmc_norm_value()'s pointer to a struct page is target - pfn: the
+	 * same raw value names the same target, `by` pfns nearer (one pass,
+	 * each slot moved as it is copied) */
 	for (i = 0; i < rec->nslots; i++) {
 		struct mmc_nval v = rec->slot[i];
 
