@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mmc_error.h"
 #include "report.h"
@@ -59,6 +60,59 @@ int cmd_diff(const struct opts *o, int argc, char **argv);
 int cmd_compare(const struct opts *o, int argc, char **argv);
 int cmd_snapshot(const struct opts *o, int argc, char **argv);
 int cmd_layout(const struct opts *o, int argc, char **argv);
+
+/* ---- images.c: what the commands read ---- */
+
+struct mmc_snapshot;
+struct mmc_walk_opts;
+struct mmc_outfile;
+
+/* Struct pages unreadable or unmapped. */
+uint64_t pages_unread(const struct mmc_snapshot *s);
+/* Every range found and every struct page read. */
+bool image_complete(const struct mmc_snapshot *s);
+/* NULL if path can be read; "no such file" and the like otherwise. */
+struct mmc_error *readable(const char *path);
+/* Walk one kernel+dump into a snapshot, the summary on stderr; hooks, if
+ * not NULL, gives the walk's created and cancel callbacks (walk.h). */
+struct mmc_error *walk_image(const struct opts *o, const char *kernel, const char *dump,
+			     const struct mmc_walk_opts *hooks, struct mmc_snapshot **snap);
+struct mmc_error *take_snapshot(const struct opts *o, const char *kernel, const char *dump,
+				struct mmc_snapshot **snap);
+/* compare's two images, argv[0..3] = BASE_KERNEL BASE_DUMP NEW_KERNEL
+ * NEW_DUMP, walked at once; on failure nothing is kept. */
+struct mmc_error *take_snapshot_pair(const struct opts *o, char **argv, struct mmc_snapshot **a,
+				     struct mmc_snapshot **b);
+/* IMAGE = SNAPSHOT | KERNEL DUMP; consumes 1 or 2 arguments (*used). */
+struct mmc_error *load_image(const struct opts *o, char **argv, int argc, int *used,
+			     struct mmc_snapshot **snap);
+
+/* ---- outputs.c: where the commands write ---- */
+
+/* A write to an output failed: said on stderr; 2 if it was refused
+ * (usage), else 3. */
+int output_fail(struct mmc_error *err);
+/* The outputs of one command allowed (outfile.h) and distinct, before
+ * anything is read. */
+struct mmc_error *check_outputs(const char *const *outs, size_t nouts, char **inputs,
+				int ninputs);
+/* The claims file is an input too: no output may replace it. */
+struct mmc_error *check_claims_input(const struct opts *o, const char *const *outs,
+				     size_t nouts);
+/* mmc_outfile_open() with its temporary file removed by a fatal signal
+ * (*slot; tmp_forget(*slot) once it was renamed or removed). */
+struct mmc_error *outfile_open_tracked(const char *path, const char *const *inputs,
+				       size_t ninputs, struct mmc_outfile **of, int *slot);
+void tmp_forget(int slot);
+/* --map DIR: an existing writable directory, or one that can be made. */
+struct mmc_error *check_map_dir(const char *dir);
+/* Render into a checked output file (or standard output for "-"); the
+ * exit code of a failure, else 0. */
+int write_output(const char *path, char **inputs, int ninputs,
+		 struct mmc_error *(*render)(FILE *, const void *, enum mmc_format),
+		 const void *arg, enum mmc_format fmt);
+/* Standard output after the main rendering: a lost verdict is exit 3. */
+int stdout_ok(void);
 
 /* Catch every signal that ends the process (except those ignored) so that
  * the temporary output files of this run are removed first. */

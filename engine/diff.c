@@ -308,7 +308,10 @@ static struct mmc_error *diff_huge_group(struct dctx *c, struct mmc_diff_range *
 		return mmc_error_nomem();
 	for (size_t k = 0; k < m; k++)
 		*(e[k].side ? &pages_b : &pages_a) += e[k].end - e[k].start;
-	/* both sides' ranges in pfn order: their intersections, two pointers */
+	/* both sides' ranges in pfn order: their intersections, two pointers.
+	 * Each step passes one range, and the last one of either side ends
+	 * the walk: at most m - 1 steps, a window each at most, whatever the
+	 * number of folios the group holds. */
 	for (ka = 0; ka < m && e[ka].side != 0; ka++)
 		;
 	for (kb = 0; kb < m && e[kb].side != 1; kb++)
@@ -318,7 +321,7 @@ static struct mmc_error *diff_huge_group(struct dctx *c, struct mmc_diff_range *
 		uint64_t hi = e[ka].end < e[kb].end ? e[ka].end : e[kb].end;
 		bool next_a = e[ka].end <= e[kb].end;
 
-		if (lo < hi && nw < m)
+		if (lo < hi)
 			w[nw++] = (struct hwin){ lo, hi, e[ka].idx, e[kb].idx };
 		if (next_a)
 			for (ka++; ka < m && e[ka].side != 0; ka++)
@@ -349,6 +352,32 @@ static struct mmc_error *diff_huge_group(struct dctx *c, struct mmc_diff_range *
 	return NULL;
 }
 
+/* The next range of the result, zeroed, c->ri its number (NULL: out of
+ * memory).  The result's ranges, and the claims' counts per range, grow
+ * as the diff makes them: a range per HugeTLB group, per other range of
+ * a, per range only in b. */
+static struct mmc_diff_range *new_range(struct dctx *c)
+{
+	struct mmc_diff_result *res = c->res;
+	struct mmc_diff_range *dr;
+
+	if (res->nranges == c->ranges_cap) {
+		size_t cap = c->ranges_cap ? 2 * c->ranges_cap : 16;
+
+		dr = realloc(res->ranges, cap * sizeof(*dr));
+		if (!dr)
+			return NULL;
+		res->ranges = dr;
+		c->ranges_cap = cap;
+	}
+	if (c->claims && !diff_claims_new_range(c))
+		return NULL;
+	dr = &res->ranges[res->nranges];
+	memset(dr, 0, sizeof(*dr));
+	c->ri = res->nranges++;
+	return dr;
+}
+
 /* Ranges of a, paired with b's where they match (HugeTLB ranges folio by
  * folio, by their groups hg). */
 static struct mmc_error *diff_ranges_of_a(struct dctx *c, const struct mmc_snapshot *a,
@@ -361,7 +390,7 @@ static struct mmc_error *diff_ranges_of_a(struct dctx *c, const struct mmc_snaps
 
 	for (size_t i = 0; i < mmc_snapshot_nranges(a) && !c->oom; i++) {
 		const struct mmc_srange *ra = mmc_snapshot_range(a, i);
-		struct mmc_diff_range *dr = &res->ranges[res->nranges];
+		struct mmc_diff_range *dr;
 		int64_t j = find_range(b, a, ra);
 		const struct mmc_srange *rb;
 
@@ -369,7 +398,9 @@ static struct mmc_error *diff_ranges_of_a(struct dctx *c, const struct mmc_snaps
 
 		if (g != SIZE_MAX && hg->leader[g] != i)
 			continue;	/* in a group an earlier range of a leads */
-		c->ri = res->nranges++;
+		dr = new_range(c);
+		if (!dr)
+			return mmc_error_nomem();
 		dr->start_pfn = ra->start_pfn;
 		dr->end_pfn = ra->end_pfn;
 		dr->a_index = (int64_t)i;
@@ -421,8 +452,11 @@ static void diff_ranges_of_b(struct dctx *c, const struct mmc_snapshot *a,
 
 		if (g != SIZE_MAX ? hg->leader[g] != SIZE_MAX : find_range(a, b, rb) >= 0)
 			continue;	/* compared with a's (HugeTLB: in a's group) */
-		dr = &res->ranges[res->nranges];
-		c->ri = res->nranges++;
+		dr = new_range(c);
+		if (!dr) {
+			c->oom = true;
+			return;
+		}
 		dr->start_pfn = rb->start_pfn;
 		dr->end_pfn = rb->end_pfn;
 		dr->a_index = -1;
@@ -460,7 +494,6 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 			   const struct mmc_diff_opts *opts,
 			   struct mmc_diff_result **out)
 {
-	size_t na = mmc_snapshot_nranges(a), nb = mmc_snapshot_nranges(b);
 	struct mmc_diff_result *res;
 	struct mmc_error *err = NULL;
 	struct dctx *c;
@@ -472,9 +505,6 @@ struct mmc_error *mmc_diff(const struct mmc_snapshot *a, const struct mmc_snapsh
 	res = calloc(1, sizeof(*res));
 	pg_seen = calloc(mmc_snapshot_npgmaps(a) + 1, sizeof(*pg_seen));
 	if (!c || !res || !pg_seen)
-		goto nomem;
-	res->ranges = calloc(na + nb + 1, sizeof(*res->ranges));
-	if (!res->ranges)
 		goto nomem;
 	c->res = res;
 	c->a = a;

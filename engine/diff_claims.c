@@ -344,7 +344,6 @@ static void piece(struct dctx *c, struct mmc_diff_range *dr, const struct sig *s
 		  const struct mmc_nrec *ra0, const struct mmc_nrec *rb0)
 {
 	struct claims_bound *cb = c->claims;
-	struct mmc_diff_claims *out = cb->out;
 	struct mmc_nrec rax, rbx;
 	const struct mmc_nrec *ra = ra0, *rb = rb0;
 	struct sig tot, cov, u;
@@ -376,7 +375,7 @@ static void piece(struct dctx *c, struct mmc_diff_range *dr, const struct sig *s
 		if (!diff_sig_any(&cov))
 			continue;
 		b->pages += len;
-		out->range_pages[i * cb->nranges_max + c->ri] += len;
+		cb->row_pages[c->ri * cb->n + i] += len;
 		diff_count_fields(c, &b->kcnt[c->kind < MMC_RANGE_KINDS ? c->kind : 0], &cov, len);
 		sig_or(&tot, &cov);
 		if (first < 0)
@@ -526,9 +525,21 @@ void diff_claims_finish(struct dctx *c)
 {
 	struct claims_bound *cb = c->claims;
 	struct mmc_diff_claims *out = cb->out;
-	size_t nr = c->res->nranges;
+	size_t nr = c->res->nranges, n = cb->n;
 
-	out->nranges = cb->nranges_max;
+	/* the rows, one per range, become a row per claim */
+	out->nranges = nr;
+	out->range_pages = calloc(n * nr + 1, sizeof(uint64_t));
+	out->range_vframes = calloc(n * nr + 1, sizeof(uint64_t));
+	if (!out->range_pages || !out->range_vframes) {
+		c->oom = true;
+		return;
+	}
+	for (size_t r = 0; r < nr; r++)
+		for (size_t i = 0; i < n; i++) {
+			out->range_pages[i * nr + r] = cb->row_pages[r * n + i];
+			out->range_vframes[i * nr + r] = cb->row_vframes[r * n + i];
+		}
 	for (size_t i = 0; i < cb->n; i++) {
 		struct bclaim *b = &cb->b[i];
 		struct mmc_diff_claim *d = &out->claim[i];
@@ -538,8 +549,7 @@ void diff_claims_finish(struct dctx *c)
 		d->range_pages = b->range_pages;
 		d->pgmap_diffs = b->pgmap_diffs;
 		for (size_t r = 0; r < nr; r++)
-			if (out->range_pages[i * cb->nranges_max + r] ||
-			    out->range_vframes[i * cb->nranges_max + r])
+			if (out->range_pages[i * nr + r] || out->range_vframes[i * nr + r])
 				d->nranges++;
 		for (unsigned int k = 0; k < MMC_RANGE_KINDS; k++) {
 			uint8_t kind = c->kind;

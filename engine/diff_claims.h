@@ -74,7 +74,11 @@ struct claims_bound {
 	unsigned int head_bit;
 	uint64_t ppv;		/* struct pages per vmemmap page */
 	bool any_ok;		/* a claim's where holds for the current range */
-	size_t nranges_max;
+	/* per range of the result, as many as the diff makes
+	 * (diff_claims_new_range()): [range * n + claim], the pages and
+	 * vmemmap pages each claim covered there */
+	size_t rows_cap;
+	uint64_t *row_pages, *row_vframes;
 	struct mmc_diff_claims *out;
 	/* scratch, per claim: the together fields missing on the page being
 	 * judged, and which of them did not differ at all */

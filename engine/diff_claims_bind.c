@@ -529,7 +529,7 @@ static struct mmc_error *bind_claim(struct dctx *c, struct dctx *xb, struct bcla
 struct mmc_error *diff_claims_bind(struct dctx *c, const struct mmc_claims *claims,
 				   bool strict)
 {
-	size_t n = claims->n, nr = mmc_snapshot_nranges(c->a) + mmc_snapshot_nranges(c->b) + 1;
+	size_t n = claims->n;
 	struct claims_bound *cb = calloc(1, sizeof(*cb));
 	struct mmc_diff_claims *out = calloc(1, sizeof(*out));
 	struct mmc_error *err = NULL;
@@ -541,15 +541,11 @@ struct mmc_error *diff_claims_bind(struct dctx *c, const struct mmc_claims *clai
 		goto nomem;
 	cb->out = out;
 	cb->n = n;
-	cb->nranges_max = nr;
 	cb->b = calloc(n ? n : 1, sizeof(*cb->b));
 	out->claim = calloc(n ? n : 1, sizeof(*out->claim));
-	out->range_pages = calloc((n ? n : 1) * nr, sizeof(uint64_t));
-	out->range_vframes = calloc((n ? n : 1) * nr, sizeof(uint64_t));
 	cb->miss = calloc(n ? n : 1, sizeof(*cb->miss));
 	cb->unch = calloc(n ? n : 1, sizeof(*cb->unch));
-	if (!cb->b || !out->claim || !out->range_pages || !out->range_vframes || !cb->miss ||
-	    !cb->unch)
+	if (!cb->b || !out->claim || !cb->miss || !cb->unch)
 		goto nomem;
 	snprintf(out->file, sizeof(out->file), "%s", claims->path);
 	out->strict = strict;
@@ -579,6 +575,29 @@ nomem:
 	return mmc_error_nomem();
 }
 
+bool diff_claims_new_range(struct dctx *c)
+{
+	struct claims_bound *cb = c->claims;
+	size_t r = c->res->nranges, n = cb->n;
+
+	if (r == cb->rows_cap) {
+		size_t cap = cb->rows_cap ? 2 * cb->rows_cap : 16;
+		uint64_t *p = realloc(cb->row_pages, (cap * n + 1) * sizeof(*p));
+
+		if (!p)
+			return false;
+		cb->row_pages = p;
+		p = realloc(cb->row_vframes, (cap * n + 1) * sizeof(*p));
+		if (!p)
+			return false;
+		cb->row_vframes = p;
+		cb->rows_cap = cap;
+	}
+	memset(cb->row_pages + r * n, 0, n * sizeof(*cb->row_pages));
+	memset(cb->row_vframes + r * n, 0, n * sizeof(*cb->row_vframes));
+	return true;
+}
+
 void diff_claims_free(struct dctx *c)
 {
 	struct claims_bound *cb = c->claims;
@@ -600,6 +619,8 @@ void diff_claims_free(struct dctx *c)
 	free(cb->b);
 	free(cb->miss);
 	free(cb->unch);
+	free(cb->row_pages);
+	free(cb->row_vframes);
 	free(cb);
 	c->claims = NULL;
 }

@@ -188,7 +188,7 @@ bool diff_claims_range_only(struct dctx *c, struct mmc_diff_range *dr, int side)
 		    !claims_covers(c, b, "range", MMC_TAIL_NONE))
 			continue;
 		b->range_pages += n;
-		cb->out->range_pages[i * cb->nranges_max + c->ri] += n;
+		cb->row_pages[c->ri * cb->n + i] += n;
 		diff_count_named(&b->cnt, "range", n);
 		covered = true;
 	}

@@ -116,7 +116,7 @@ static unsigned int vgroup(struct dctx *c, struct mmc_diff_range *dr, uint64_t i
 		if (!m)
 			continue;
 		b->vframes += k;
-		cb->out->range_vframes[i * cb->nranges_max + c->ri] += k;
+		cb->row_vframes[c->ri * cb->n + i] += k;
 		if (m & VF_FRAME)
 			diff_count_named(&b->cnt, "vmemmap_frame", k);
 		if (m & VF_WRITABLE)

@@ -85,6 +85,7 @@ struct dctx {
 	size_t max_pages, max_groups;
 	bool per_page;
 	struct mmc_diff_result *res;
+	size_t ranges_cap;		/* res->ranges' room */
 	size_t pages_cap;
 	/* per range */
 	size_t ri;
@@ -164,6 +165,9 @@ uint64_t diff_note_vframes(struct dctx *c, struct mmc_diff_range *dr, const char
 struct mmc_error *diff_claims_bind(struct dctx *c, const struct mmc_claims *claims,
 				   bool strict);
 void diff_claims_free(struct dctx *c);
+/* The result gets range c->res->nranges: its counts per claim, zero
+ * (false: out of memory). */
+bool diff_claims_new_range(struct dctx *c);
 /* A range begins (c->ri set, dr's pfns and sides): which claims apply. */
 void diff_claims_range(struct dctx *c, const struct mmc_diff_range *dr);
 /* Pages [pos, pos + n) differ in s (A and B the two images' runs there):

@@ -512,12 +512,6 @@ static bool mmc_label_from(const struct mmc_layout *layout,
 	return any;
 }
 
-const char *mmc_slot_label(const struct mmc_layout *layout, unsigned int slot,
-			   enum mmc_tail_index tail_index, char *buf, size_t size)
-{
-	return mmc_slot_label_of(layout, MMC_RANGE_PGMAP, slot, tail_index, buf, size);
-}
-
 const char *mmc_slot_label_of(const struct mmc_layout *layout, enum mmc_range_kind kind,
 			      unsigned int slot, enum mmc_tail_index tail_index, char *buf,
 			      size_t size)
@@ -561,7 +555,7 @@ bool mmc_slot_halves(const struct mmc_layout *layout, unsigned int slot,
 {
 	char full[48], *plus;
 
-	mmc_slot_label(layout, slot, tail, full, sizeof(full));
+	mmc_slot_label_of(layout, MMC_RANGE_PGMAP, slot, tail, full, sizeof(full));
 	plus = strchr(full, '+');
 	if (!plus || plus == full || strchr(plus + 1, '+') || !plus[1])
 		return false;

@@ -110,17 +110,14 @@ void mmc_format_nval(const struct mmc_nval *v, char *buf, size_t size);
 
 /*
  * The kernel name of what lives in slot `slot` of a struct page for a page of
- * this kind: "flags", "compound_head" (or "compound_info"), "pgmap",
- * "zone_device_data", "mapping", "index", "private", "_mapcount+_refcount",
- * "memcg_data"; for page[1] / page[2] the folio members ("_flags_1",
- * "_large_mapcount+_entire_mapcount", "_folio_nr_pages", "_deferred_list",
- * ...).  Falls back to "+0xNN".
+ * this kind (tail) in a range of that kind: "flags", "compound_head" (or
+ * "compound_info"), "pgmap", "zone_device_data", "mapping", "index",
+ * "private", "_mapcount+_refcount", "memcg_data"; for page[1] / page[2] the
+ * folio members ("_flags_1", "_large_mapcount+_entire_mapcount",
+ * "_folio_nr_pages", "_deferred_list", ...).  Outside ZONE_DEVICE (HugeTLB,
+ * hot-plug) the words of the pgmap/zone_device_data union are
+ * lru.next/lru.prev.  Falls back to "+0xNN".
  */
-const char *mmc_slot_label(const struct mmc_layout *layout, unsigned int slot,
-			   enum mmc_tail_index tail, char *buf, size_t size);
-/* The same for a page of a range of that kind: outside ZONE_DEVICE
- * (HugeTLB, hot-plug) the words of the pgmap/zone_device_data union are
- * lru.next/lru.prev.  mmc_slot_label() is MMC_RANGE_PGMAP's. */
 const char *mmc_slot_label_of(const struct mmc_layout *layout, enum mmc_range_kind kind,
 			      unsigned int slot, enum mmc_tail_index tail, char *buf,
 			      size_t size);

@@ -89,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		mmc_format_pgflags(layout, view.pgflags, buf, sizeof(buf));
 		for (s = 0; s < rec->nslots; s++) {
 			mmc_format_nval(&rec->slot[s], buf, sizeof(buf));
-			mmc_slot_label(layout, s, (unsigned int)(nrec % 4), buf, sizeof(buf));
+			mmc_slot_label_of(layout, MMC_RANGE_PGMAP, s, (unsigned int)(nrec % 4), buf, sizeof(buf));
 			mmc_compound_info_head_pfn(&geom, pfn, &rec->slot[s], &head);
 		}
 		(void)mmc_nrec_member_u64(layout, rec, MMC_PAGE_REFCOUNT, 0, &head);

@@ -18,6 +18,7 @@
 
 #include "claims.h"
 #include "claims_pair.h"
+#include "claims_parse_errors.h"
 #include "diff.h"
 #include "hand_snapshot.h"
 #include "layout_fixture.h"
@@ -29,15 +30,9 @@
 
 /* ---- parser ---- */
 
-struct bad {
-	const char *text;
-	unsigned int line;
-	const char *says;
-};
-
 static void test_parser(void)
 {
-	static const struct bad bad[] = {
+	static const struct claims_bad bad[] = {
 		{ "", 1, "an empty file" },
 		{ "# only a comment\n\n", 2, "only comments" },
 		{ "memmapcheck-claims 2\n", 1, "unsupported version '2'" },
@@ -100,21 +95,7 @@ static void test_parser(void)
 	};
 	char longline[5000];
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct mmc_claims *cl = NULL;
-		struct mmc_error *err = mmc_claims_parse("x.claims", bad[i].text, strlen(bad[i].text), &cl);
-		char want[32];
-		char *msg = err ? mmc_error_string(err) : NULL;
-
-		snprintf(want, sizeof(want), "x.claims: line %u: ", bad[i].line);
-		tap_ok(err && !cl && err->code == MMC_ERR_INPUT && msg && !strncmp(msg, want, strlen(want)) &&
-		       strstr(msg, bad[i].says),
-		       "[proof] parse error %zu names file and line %u: %s", i, bad[i].line,
-		       msg ? msg : "(no error)");
-		free(msg);
-		mmc_error_destroy(err);
-		mmc_claims_destroy(cl);
-	}
+	claims_parse_errors("x.claims", "", bad, sizeof(bad) / sizeof(bad[0]));
 	memset(longline, 'x', sizeof(longline) - 1);
 	longline[sizeof(longline) - 1] = 0;
 	memcpy(longline, "memmapcheck-claims 1\n# ", 23);

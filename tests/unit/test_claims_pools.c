@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "claims.h"
+#include "claims_parse_errors.h"
 #include "diff.h"
 #include "hand_snapshot.h"
 #include "layout_fixture.h"
@@ -711,15 +712,10 @@ static void test_not_read(void)
 
 /* ---- parse errors: the file and the line ---- */
 
-struct bad {
-	const char *text;	/* after "memmapcheck-claims 1\n# a comment\n\n" (lines 1-3) */
-	unsigned int line;
-	const char *says;
-};
-
 static void test_parse(void)
 {
-	static const struct bad bad[] = {
+	/* after a version line, a comment and an empty line (lines 1-3) */
+	static const struct claims_bad bad[] = {
 		{ "claim a\n reason r\n field folio.colour\n", 6,
 		  "unknown field folio.colour (folio.list, folio.vmemmap, folio.hstate, folio.node; the group pools names them all)" },
 		{ "claim a\n reason r\n field memblock.presence no -> yes\n", 6,
@@ -749,23 +745,8 @@ static void test_parse(void)
 		  "folio.list is a pool's difference: a together claim asks its fields of one struct page or one vmemmap page (line 6)" },
 	};
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct mmc_claims *cl = NULL;
-		char text[512], want[32], *msg;
-		struct mmc_error *err;
-
-		snprintf(text, sizeof(text), "memmapcheck-claims 1\n# a comment\n\n%s", bad[i].text);
-		err = mmc_claims_parse("p.claims", text, strlen(text), &cl);
-		msg = err ? mmc_error_string(err) : NULL;
-		snprintf(want, sizeof(want), "p.claims: line %u: ", bad[i].line);
-		tap_ok(err && !cl && err->code == MMC_ERR_INPUT && msg && !strncmp(msg, want, strlen(want)) &&
-		       strstr(msg, bad[i].says),
-		       "[proof] parse error %zu names the file and line %u: %s", i, bad[i].line,
-		       msg ? msg : "(no error)");
-		free(msg);
-		mmc_error_destroy(err);
-		mmc_claims_destroy(cl);
-	}
+	claims_parse_errors("p.claims", "memmapcheck-claims 1\n# a comment\n\n", bad,
+			    sizeof(bad) / sizeof(bad[0]));
 }
 
 /* The pool fields and values a file may use parse, on images of any

@@ -508,7 +508,7 @@ static void test_one_slot(void)
 	{
 		struct mut m = { .name = "NULL vs SELF", .page = m_null_self };
 
-		mmc_slot_label(&layout, 2, 0, l1, sizeof(l1));
+		mmc_slot_label_of(&layout, MMC_RANGE_PGMAP, 2, 0, l1, sizeof(l1));
 		res = run(&m, NULL);
 		tap_ok(res->verdict == MMC_DIFFERENT && res->pages_differing == 1 &&
 		       field(res, 1, l1) == 1 && res->npages == 1 &&
@@ -520,7 +520,7 @@ static void test_one_slot(void)
 	{
 		struct mut m = { .name = "PAGE delta", .page = m_delta };
 
-		mmc_slot_label(&layout, 1, 3, l1, sizeof(l1));
+		mmc_slot_label_of(&layout, MMC_RANGE_PGMAP, 1, 3, l1, sizeof(l1));
 		res = run(&m, NULL);
 		tap_ok(res->verdict == MMC_DIFFERENT && res->pages_differing == 1 &&
 		       field(res, 0, l1) == 1 && !strcmp(l1, "compound_head"),
@@ -530,7 +530,7 @@ static void test_one_slot(void)
 	{
 		struct mut m = { .name = "pgmap index", .page = m_pgmap_idx };
 
-		mmc_slot_label(&layout, 1, 0, l1, sizeof(l1));
+		mmc_slot_label_of(&layout, MMC_RANGE_PGMAP, 1, 0, l1, sizeof(l1));
 		res = run(&m, NULL);
 		tap_ok(res->verdict == MMC_DIFFERENT && res->pages_differing == 1 &&
 		       field(res, 1, l1) == 1, "pgmap index 1 vs 0 -> field '%s'", l1);
@@ -632,7 +632,7 @@ static void test_fields(void)
 	{
 		struct mut m = { .name = "index ramp crosses", .page = m_index_ramp };
 
-		mmc_slot_label(&layout, 4, 0, l1, sizeof(l1));
+		mmc_slot_label_of(&layout, MMC_RANGE_PGMAP, 4, 0, l1, sizeof(l1));
 		res = run(&m, NULL);
 		tap_ok(res->pages_differing == R2_PAGES - 8 - 1 &&
 		       field(res, 1, l1) == R2_PAGES - 9 && res->ngroups == 2,

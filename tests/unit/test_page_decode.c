@@ -335,8 +335,8 @@ static void check_labels(const struct mmc_layout *l, const char *what,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const char *got = mmc_slot_label(l, c[i].slot, c[i].tail, buf,
-						 sizeof(buf));
+		const char *got = mmc_slot_label_of(l, MMC_RANGE_PGMAP, c[i].slot, c[i].tail,
+						    buf, sizeof(buf));
 
 		tap_ok(got == buf && !strcmp(got, c[i].want),
 		       "%s slot %u tail %u: %s (want %s)", what, c[i].slot,
@@ -375,7 +375,7 @@ static void test_labels(void)
 
 	if (mmc_test_layout_612(&l) == 0) {
 		check_labels(&l, "6.12", l612, sizeof(l612) / sizeof(l612[0]));
-		mmc_slot_label(&l, 2, 1, small, sizeof(small));
+		mmc_slot_label_of(&l, MMC_RANGE_PGMAP, 2, 1, small, sizeof(small));
 		tap_ok(strlen(small) == 5, "label truncated within the buffer");
 		/* 6.1: three members in one slot */
 		mmc_test_member(&l, MMC_FOLIO_DTOR, "_folio_dtor", 80, 1, 0);
