@@ -146,7 +146,7 @@ check-san:
 # and their kernels' vmlinux (drgn), which must give the records, and each
 # trimmed dump against its full capture (MMC_HVO_RECORD=1 writes the records),
 # and tests/hvo/*.t, which need the cache's full captures and vmlinux (crash 9).
-HVO_TESTS := tests/hugetlb.t tests/hvo-lint.t $(wildcard tests/hvo/*.t)
+HVO_TESTS := tests/hugetlb.t tests/hvo-lint.t tests/hvo-mutants.t $(wildcard tests/hvo/*.t)
 check-hvo: all
 	MMC_BUILD=$(abspath $(B)) MMC_HVO_LIVE=1 tests/run-tests.sh check-hvo $(HVO_TESTS)
 

@@ -104,8 +104,11 @@ def predict(kver, variant, img, lst):
     hp = hotplugged(lst['memory_blocks'])
     kinds = Kinds(img, lst)
     bits = hpg_bits(img) if lst['folios'] else {}
+    # word_names: the member names predict() gives the words of a head,
+    # page[1..3] and a further tail (Types.word_names()), so that a reader
+    # without the vmlinux can name a word by its offset
     res = {'kver': kver, 'variant': variant, 'struct_pages': {}, 'uncertain': {},
-           'folios': {}, 'notes': []}
+           'folios': {}, 'notes': [], 'word_names': img.names}
     if variant == 'base':
         return res
     if variant == 'mut-hvo-tail-rw':
