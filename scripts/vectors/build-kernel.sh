@@ -74,10 +74,15 @@ log() { printf '[build-kernel %s %s%s] %s\n' "$KVER" "$VARIANT" "$SFX" "$*" >&2;
 t0=$SECONDS
 elapsed() { echo "$((SECONDS - $1)) s"; }
 
+# A patch's diff: from its first "diff " or "--- " line on.  The header
+# before it is prose that patch(1) skips, so a kernel built from a patch
+# whose header was corrected since is still that patch's kernel.
+patch_hunks() { sed -n '/^\(diff \|--- \)/,$p' "$1"; }
+
 outputs_ok() {	# $1 = output dir, $2 = patch file or empty
 	local d=$1
 	[ -s "$d/bzImage" ] && [ -s "$d/vmlinux" ] && [ -s "$d/config" ] && [ -e "$d/patch" ] || return 1
-	if [ -n "$2" ]; then cmp -s "$2" "$d/patch"; else [ ! -s "$d/patch" ]; fi
+	if [ -n "$2" ]; then cmp -s <(patch_hunks "$2") <(patch_hunks "$d/patch"); else [ ! -s "$d/patch" ]; fi
 }
 
 # first: a tree of another release is replaced, with what was built from it
