@@ -485,6 +485,37 @@ bool mmc_norm_page_moved(const struct mmc_norm *norm, const struct mmc_nrec *rec
 	return true;
 }
 
+bool mmc_norm_run_moved(const struct mmc_norm *norm, const struct mmc_nrec *first,
+			const struct mmc_nrec *stride, uint64_t count, int64_t by,
+			struct mmc_nrec *out)
+{
+	const int64_t lim = INT64_C(1) << 60;
+	unsigned int i;
+
+	if (!count || (by < 0 ? -by : by) >= lim)
+		return false;
+	for (i = 0; i < first->nslots; i++) {
+		const struct mmc_nval *v = &first->slot[i];
+		int64_t dv = count > 1 ? stride->slot[i].v : 0;
+
+		/* the slow path moves every record of the run by itself:
+		 * the run stays a run only where no record changes class */
+		if (v->cls == MMC_V_SELF) {
+			if (dv)
+				return false;
+		} else if (v->cls == MMC_V_PAGE) {
+			int64_t d;
+
+			if ((v->v < 0 ? -v->v : v->v) >= lim || (dv < 0 ? -dv : dv) >= lim)
+				return false;
+			d = by - v->v;		/* record t lands on its own pfn when v + t * dv == by */
+			if (!dv ? !d : (d % dv == 0 && d / dv >= 0 && (uint64_t)(d / dv) < count))
+				return false;
+		}
+	}
+	return mmc_norm_page_moved(norm, first, by, out);
+}
+
 bool mmc_norm_slot_is_raw(const struct mmc_norm *norm, unsigned int slot)
 {
 	return slot < norm->nslots && norm->raw_slot[slot];
