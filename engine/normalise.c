@@ -498,18 +498,23 @@ bool mmc_norm_run_moved(const struct mmc_norm *norm, const struct mmc_nrec *firs
 		const struct mmc_nval *v = &first->slot[i];
 		int64_t dv = count > 1 ? stride->slot[i].v : 0;
 
-		/* the slow path moves every record of the run by itself:
-		 * the run stays a run only where no record changes class */
+		/*
+		 * The slow path moves every record of the run by itself: the
+		 * moved records stay on one line where all of a slot's values
+		 * keep their class or all change it (a constant page delta
+		 * reaching 0 is a run of self-pointers), not where one
+		 * record's delta reaches 0 inside the run.
+		 */
 		if (v->cls == MMC_V_SELF) {
 			if (dv)
 				return false;
-		} else if (v->cls == MMC_V_PAGE) {
+		} else if (v->cls == MMC_V_PAGE && dv) {
 			int64_t d;
 
 			if ((v->v < 0 ? -v->v : v->v) >= lim || (dv < 0 ? -dv : dv) >= lim)
 				return false;
 			d = by - v->v;		/* record t lands on its own pfn when v + t * dv == by */
-			if (!dv ? !d : (d % dv == 0 && d / dv >= 0 && (uint64_t)(d / dv) < count))
+			if (d % dv == 0 && d / dv >= 0 && (uint64_t)(d / dv) < count)
 				return false;
 		}
 	}

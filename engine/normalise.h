@@ -65,9 +65,9 @@ bool mmc_norm_page_moved(const struct mmc_norm *norm, const struct mmc_nrec *rec
  * when count is 1), moved `by` pfns on: out becomes the moved first
  * record, and the moved records are out + t * stride, each what
  * mmc_norm_page_moved() gives for the record it moves.  false (out
- * untouched) where mmc_norm_page_moved() is, or where a record of the run
- * would change class (a page pointer landing on its own pfn, a
- * self-pointer of a run whose self-pointers move).
+ * untouched) where mmc_norm_page_moved() is, or where the moved records
+ * would not be one run: a page pointer of one record, not all, landing
+ * on its own pfn.
  */
 bool mmc_norm_run_moved(const struct mmc_norm *norm, const struct mmc_nrec *first,
 			const struct mmc_nrec *stride, uint64_t count, int64_t by,

@@ -70,9 +70,9 @@ struct synth_opts {
 	 * back at the first; huge_count: added to nr_huge_pages.
 	 */
 	int hugetlb;
-	/* the first folio's vmemmap page 4 maps a frame of its own: a copy
-	 * of page 0's frame before the lists are linked (its head's lru
-	 * zero), struct page 10's flags with bit 2 set */
+	/* the first folio's vmemmap pages 3 and 4 map a frame of their own:
+	 * a copy of page 0's frame before the lists are linked (its head's
+	 * lru zero), struct page 10's flags with bit 2 set */
 	int huge_other_frame;
 	int huge_cycle;
 	int huge_count;
@@ -338,7 +338,7 @@ static inline int synth_write(const char *path, const struct synth_opts *o)
 			}
 			for (i = 0; i < 8; i++)
 				sk_map_prot(&s, vmemmap + h * 64 + (uint64_t)i * 4096,
-					    i == 4 ? f4 : f0, i == 0);
+					    i == 3 || i == 4 ? f4 : f0, i == 0);
 			lru[f] = vmemmap + h * 64 + 8;
 			/* head: PG_head, HPG_freed (3) on a free list, and
 			 * HPG_vmemmap_optimized (4); page_type PGTY_hugetlb */

@@ -139,15 +139,18 @@ static void test_pools(void)
 	 */
 	check_pool("HVO pool", &o, 3 * 6, 0);
 	/*
-	 * Folio 0's vmemmap page 4 on a frame of its own, struct page 10
-	 * different: neither page 4 (another frame) nor page 5 (the frame
-	 * before it is page 4's) repeats; 2, 3, 6, 7 do.
+	 * Folio 0's vmemmap pages 3 and 4 on a frame of their own, struct
+	 * page 10 different: page 3 maps another frame than page 2 (and
+	 * its struct pages are not SHARED: the frame's first mapping), page
+	 * 4 maps page 3's frame but is SHARED, page 5 is SHARED like page 4
+	 * but maps another frame: only the frame address tells them apart.
+	 * Pages 2, 6 and 7 repeat.
 	 */
 	o.huge_other_frame = 1;
-	check_pool("page 4 on another frame", &o, 4 + 2 * 6, 0);
-	/* that frame missing from the dump: its 64 struct pages unread */
+	check_pool("pages 3, 4 on another frame", &o, 3 + 2 * 6, 0);
+	/* that frame missing from the dump: 128 struct pages unread */
 	o.drop_frame = sk_vmemmap(&o) + SK_HUGE_PFN * 64 + 4 * 4096;
-	check_pool("page 4's frame not in the dump", &o, 4 + 2 * 6, 64);
+	check_pool("pages 3, 4's frame not in the dump", &o, 3 + 2 * 6, 128);
 }
 
 /* ---- the snapshot and normaliser on hand-built frames (6.12) ---- */
@@ -194,6 +197,18 @@ static void mk_ahead_frame(const struct mmc_geom *g, uint8_t *f, uint64_t pfn0, 
 	memset(f, 0, KPP * SPS);
 	for (unsigned int i = 0; i < KPP; i++) {
 		le_put64(f + i * SPS + 16, page_addr(g, pfn0 + i + (uint64_t)ahead) + 8);
+		le_put32(f + i * SPS + 48, 0xffffffff);
+	}
+}
+
+/* A head, then 63 identical struct pages pointing at one struct page
+ * (pfn target). */
+static void mk_cross_frame(const struct mmc_geom *g, uint8_t *f, uint64_t target)
+{
+	memset(f, 0, KPP * SPS);
+	le_put64(f, 1ULL << 6);
+	for (unsigned int i = 1; i < KPP; i++) {
+		le_put64(f + i * SPS + 16, page_addr(g, target) + 8);
 		le_put32(f + i * SPS + 48, 0xffffffff);
 	}
 }
@@ -347,13 +362,22 @@ static void test_hand(void)
 	le_put64(fr[1] + 10 * SPS, 1ULL << 2);
 	mk_same_frame(&h.g, fr[2], START + 5);
 	check_hand(&h, "frames 0 0 1 0 0 2 2 2", fr, mixed, 8, 2);
-	/* every pointer 64 ahead of page 0's pfn: moved 64, page 0's land
-	 * on their own pfns (not a run move); page 1's self-pointers move
-	 * to pointers 64 back, and on: pages 2..5 repeat */
+	/* every pointer 64 ahead of page 0's pfn: moved 64, page 0's all
+	 * land on their own pfns (a run of self-pointers), those move to
+	 * pointers 64 back, and on: pages 1..5 repeat */
 	mk_ahead_frame(&h.g, fr[0], START, 64);
-	check_hand(&h, "pointers 64 ahead (page 1: self-pointers)", fr, ahead, 6, 4);
+	check_hand(&h, "pointers 64 ahead (page 1: self-pointers)", fr, ahead, 6, 5);
 	mk_ahead_frame(&h.g, fr[0], START, 200);
 	check_hand(&h, "pointers 200 ahead (stay page pointers)", fr, ahead, 6, 5);
+	/*
+	 * Struct pages 1..63 point at pfn START + 94: on page 0 one run
+	 * (page deltas 93 down to 31); moved 64 on, delta 0 falls inside
+	 * it (struct page 30 of page 1 points at itself): not a run move.
+	 * Page 2's would join (page 1's three runs, moved, are one line),
+	 * pages 3..5 repeat.
+	 */
+	mk_cross_frame(&h.g, fr[0], START + 94);
+	check_hand(&h, "a page pointer reaching its own pfn mid-run", fr, ahead, 6, 3);
 	/* a frame of identical pages after another frame: its moved first
 	 * record continues its own run, so the moved runs would join */
 	mk_hvo_frame(&h.g, fr[0]);
