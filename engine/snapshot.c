@@ -247,7 +247,7 @@ static void hist_keep(struct mmc_snapshot *snap, const struct snap_range *r)
 		h->valid = false;
 		return;
 	}
-	run_copy(&h->run[h->n++], &r->cur);
+	run_copy(&h->run[h->side][h->n++], &r->cur);
 }
 
 /* New open run of `count` records from first/stride (stride NULL: zero). */
@@ -484,7 +484,8 @@ struct mmc_error *mmc_snapshot_repeat_moved(struct mmc_snapshot *snap, uint64_t 
 {
 	struct snap_range *r = open_range(snap);
 	struct snap_hist *h = &snap->hist;
-	struct snap_run moved[SNAP_HIST_MAX + 1];
+	struct snap_run *moved = h->run[!h->side];
+	const struct snap_run *runs = h->run[h->side];
 	struct mmc_nrec first, stride, mfirst;
 	struct mmc_error *err;
 	struct seq_item it;
@@ -498,16 +499,17 @@ struct mmc_error *mmc_snapshot_repeat_moved(struct mmc_snapshot *snap, uint64_t 
 	    r->cur.start < r->r.start_pfn + h->mark)
 		return NULL;
 	m = h->n + 1;
-	if ((h->n ? h->run[0].start : r->cur.start) != r->r.start_pfn + h->mark)
+	if ((h->n ? runs[0].start : r->cur.start) != r->r.start_pfn + h->mark)
 		return NULL;
 	for (i = 0; i < m; i++) {
-		const struct snap_run *src = i < h->n ? &h->run[i] : &r->cur;
+		const struct snap_run *src = i < h->n ? &runs[i] : &r->cur;
 
 		if (src->state != MMC_PS_READ)
 			return NULL;
+		/* (a moved record of a valid one is valid: only page and
+		 * self classes change) */
 		run_first_stride(src, &first, &stride);
-		if (!move(arg, &first, &stride, src->count, (int64_t)k, &mfirst) ||
-		    !rec_valid(&mfirst))
+		if (!move(arg, &first, &stride, src->count, (int64_t)k, &mfirst))
 			return NULL;
 		snap_run_set(&moved[i], src->start + k, src->count, &mfirst,
 			     src->count > 1 ? &stride : NULL);
@@ -533,8 +535,7 @@ struct mmc_error *mmc_snapshot_repeat_moved(struct mmc_snapshot *snap, uint64_t 
 	/* the moved runs are the history of the next repetition */
 	h->mark = old;
 	h->n = m - 1;
-	for (i = 0; i + 1 < m; i++)
-		run_copy(&h->run[i], &moved[i]);
+	h->side = !h->side;
 	*taken = true;
 	return sink_added(snap);
 }

@@ -90,7 +90,9 @@ struct snap_hist {
 	bool valid;
 	uint64_t mark;		/* the open range's nrecs at the mark */
 	unsigned int n;
-	struct snap_run run[SNAP_HIST_MAX];
+	unsigned int side;	/* run[side] holds them; a repeat builds the
+				 * next ones in the other side */
+	struct snap_run run[2][SNAP_HIST_MAX + 1];
 };
 
 struct mmc_snapshot {

@@ -196,6 +196,20 @@ static bool continues(const struct seq *s, const struct seq_item *it)
 	return true;
 }
 
+/* x continues the active pattern (continues()): into its repetition */
+static void continue_pattern(struct seq *s, const struct seq_item *x)
+{
+	struct seq_seg *g = &s->segs[s->nsegs - 1];
+
+	item_copy(W(s, s->nwin), x);
+	if (++s->nwin == g->nbody) {
+		g->reps++;
+		s->nvirt += g->nbody;
+		s->nwin = 0;
+		s->whead = 0;
+	}
+}
+
 bool seq_push(struct seq *s, const struct seq_item *it)
 {
 	struct seq_item *q;
@@ -207,6 +221,12 @@ bool seq_push(struct seq *s, const struct seq_item *it)
 			return false;
 	}
 	s->end = it->start + it->count;
+	/* the common case, a pattern going on: what the loop below does
+	 * with it alone in the queue, without its two copies */
+	if (s->active && continues(s, it)) {
+		continue_pattern(s, it);
+		return true;
+	}
 	q = s->win + WMAX;
 	item_copy(&q[0], it);
 	while (qh < nq) {
@@ -219,15 +239,7 @@ bool seq_push(struct seq *s, const struct seq_item *it)
 			continue;
 		}
 		if (continues(s, x)) {
-			struct seq_seg *g = &s->segs[s->nsegs - 1];
-
-			item_copy(W(s, s->nwin), x);
-			if (++s->nwin == g->nbody) {
-				g->reps++;
-				s->nvirt += g->nbody;
-				s->nwin = 0;
-				s->whead = 0;
-			}
+			continue_pattern(s, x);
 			continue;
 		}
 		/* the pattern ends: the unfinished repetition and x go round
