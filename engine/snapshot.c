@@ -509,7 +509,7 @@ struct mmc_error *mmc_snapshot_repeat_moved(struct mmc_snapshot *snap, uint64_t 
 		/* (a moved record of a valid one is valid: only page and
 		 * self classes change) */
 		run_first_stride(src, &first, &stride);
-		if (!move(arg, &first, &stride, src->count, (int64_t)k, &mfirst))
+		if (!move(arg, src->start, &first, &stride, src->count, (int64_t)k, &mfirst))
 			return NULL;
 		snap_run_set(&moved[i], src->start + k, src->count, &mfirst,
 			     src->count > 1 ? &stride : NULL);

@@ -85,7 +85,7 @@ uint64_t mmc_snapshot_extend_same_n(struct mmc_snapshot *snap, uint64_t n);
  * whole runs begun after the mark, or a run does not move, or the moved
  * runs would join differently; the caller then appends them one by one.
  */
-typedef bool (*mmc_snapshot_move_fn)(void *arg, const struct mmc_nrec *first,
+typedef bool (*mmc_snapshot_move_fn)(void *arg, uint64_t pfn, const struct mmc_nrec *first,
 				     const struct mmc_nrec *stride, uint64_t count,
 				     int64_t by, struct mmc_nrec *out);
 void mmc_snapshot_mark(struct mmc_snapshot *snap);

@@ -414,11 +414,11 @@ static uint64_t same_span(struct walker *w, const struct mmc_srange *r,
 	return q - pfn;
 }
 
-static bool move_run(void *arg, const struct mmc_nrec *first,
+static bool move_run(void *arg, uint64_t pfn, const struct mmc_nrec *first,
 		     const struct mmc_nrec *stride, uint64_t count, int64_t by,
 		     struct mmc_nrec *out)
 {
-	return mmc_norm_run_moved(arg, first, stride, count, by, out);
+	return mmc_norm_run_moved(arg, pfn, first, stride, count, by, out);
 }
 
 /*
@@ -722,11 +722,15 @@ struct mmc_error *mmc_walk(struct mmc_kernel *k, const struct mmc_discovery *d,
 		err = mmc_norm_set_ranges(w.norm, d->ranges, d->nranges);
 	if (err)
 		goto out;
+	/* frame repeats move whole runs, which 7.x's mm ids allow where no
+	 * page[1] moves (mmc_norm_run_moved()) */
+	if (w.sps && w.sps <= 8 * MMC_MAX_SLOTS && w.ps % w.sps == 0 &&
+	    !(opts && opts->no_frame_repeats))
+		w.kpp = w.ps / w.sps;
 	/* without moves, keeping records back is only a cost */
 	if (w.sps && w.sps <= 8 * MMC_MAX_SLOTS && w.ps % w.sps == 0 &&
 	    mmc_norm_can_move(w.norm)) {
 		w.nback = w.ps / w.sps;
-		w.kpp = opts && opts->no_frame_repeats ? 0 : w.nback;
 		w.back = calloc(w.nback, sizeof(*w.back));
 		if (!w.back) {
 			err = mmc_error_nomem();

@@ -158,7 +158,8 @@ static void test_pools(void)
 #define SPS 64
 #define KPP 64			/* struct pages per vmemmap page */
 #define START 0x140000ULL
-#define NPFN (1ULL << 18)
+#define NPFN (1ULL << 19)		/* two 1 GiB folios */
+#define FOLIO (1ULL << 18)
 
 static uint64_t page_addr(const struct mmc_geom *g, uint64_t pfn)
 {
@@ -223,10 +224,11 @@ static void mk_same_frame(const struct mmc_geom *g, uint8_t *f, uint64_t target)
 	}
 }
 
-static bool move_run(void *arg, const struct mmc_nrec *first, const struct mmc_nrec *stride,
-		     uint64_t count, int64_t by, struct mmc_nrec *out)
+static bool move_run(void *arg, uint64_t pfn, const struct mmc_nrec *first,
+		     const struct mmc_nrec *stride, uint64_t count, int64_t by,
+		     struct mmc_nrec *out)
 {
-	return mmc_norm_run_moved(arg, first, stride, count, by, out);
+	return mmc_norm_run_moved(arg, pfn, first, stride, count, by, out);
 }
 
 struct hand {
@@ -257,7 +259,7 @@ static struct mmc_norm *hand_norm(struct hand *h)
  * or with a repeat tried on every page that maps the frame of the page
  * before it (fast; *taken counts them).  NULL on failure.
  */
-static struct mmc_snapshot *hand_walk(struct hand *h, uint8_t *const *frames,
+static struct mmc_snapshot *hand_walk(struct hand *h, uint64_t base, uint8_t *const *frames,
 				      const unsigned int *map, unsigned int nv,
 				      bool fast, unsigned int *taken)
 {
@@ -269,14 +271,15 @@ static struct mmc_snapshot *hand_walk(struct hand *h, uint8_t *const *frames,
 	struct mmc_nrec rec;
 
 	*taken = 0;
-	r.end_pfn = START + (uint64_t)nv * KPP;
+	r.start_pfn = base;
+	r.end_pfn = base + (uint64_t)nv * KPP;
 	err = n ? mmc_snapshot_create(&h->l, &h->g, "hand", "test", &s) : NULL;
 	if (!err && s)
 		err = mmc_snapshot_add_pgmap(s, &pgmap);
 	if (!err && s)
 		err = mmc_snapshot_begin_range(s, &r);
 	for (unsigned int v = 0; !err && s && v < nv; v++) {
-		uint64_t pfn0 = START + (uint64_t)v * KPP;
+		uint64_t pfn0 = base + (uint64_t)v * KPP;
 		bool done = false;
 
 		if (fast && v && map[v] == map[v - 1]) {
@@ -310,12 +313,13 @@ static struct mmc_snapshot *hand_walk(struct hand *h, uint8_t *const *frames,
 	return s;
 }
 
-static void check_hand(struct hand *h, const char *what, uint8_t *const *frames,
-		       const unsigned int *map, unsigned int nv, unsigned int want)
+static void check_hand_at(struct hand *h, uint64_t base, const char *what,
+			  uint8_t *const *frames, const unsigned int *map, unsigned int nv,
+			  unsigned int want)
 {
 	unsigned int taken, none;
-	struct mmc_snapshot *fast = hand_walk(h, frames, map, nv, true, &taken);
-	struct mmc_snapshot *slow = hand_walk(h, frames, map, nv, false, &none);
+	struct mmc_snapshot *fast = hand_walk(h, base, frames, map, nv, true, &taken);
+	struct mmc_snapshot *slow = hand_walk(h, base, frames, map, nv, false, &none);
 
 	tap_ok(fast && slow && mmc_snapshot_equal_content(fast, slow) && same_file(fast, slow),
 	       "%s: the records appended one by one, to the byte", what);
@@ -323,6 +327,80 @@ static void check_hand(struct hand *h, const char *what, uint8_t *const *frames,
 	       what, taken, want);
 	mmc_snapshot_destroy(fast);
 	mmc_snapshot_destroy(slow);
+}
+
+static void check_hand(struct hand *h, const char *what, uint8_t *const *frames,
+		       const unsigned int *map, unsigned int nv, unsigned int want)
+{
+	check_hand_at(h, START, what, frames, map, nv, want);
+}
+
+/*
+ * 7.2 (the fixture's offsets: compound_info at 8, page[1]'s _mm_ids at
+ * 40): struct pages naming their head by the mask of an order-18 folio
+ * (include/linux/page-flags.h, 7.x _compound_head()), each pointing at
+ * the struct page `ahead` on (offset 16, as the tails of 7.2's HVO
+ * frame do), _mm_ids' offset 40 set (mm id 5: numbered only in page[1],
+ * mm/rmap.c folio_set_mm_id()); with_head: struct page 0 a head.
+ */
+static void mk_72_frame(const struct mmc_geom *g, uint8_t *f, uint64_t pfn0, bool with_head)
+{
+	uint64_t mask = mmc_compound_info_mask(SPS, 18);
+
+	memset(f, 0, KPP * SPS);
+	for (unsigned int i = 0; i < KPP; i++) {
+		uint8_t *p = f + i * SPS;
+
+		le_put64(p + 8, mask);
+		le_put64(p + 16, page_addr(g, pfn0 + i + 3 * FOLIO / 2) + 8);
+		le_put64(p + 40, 5);
+	}
+	if (with_head) {
+		le_put64(f, 1ULL << 6);
+		le_put64(f + 8, 0);
+	}
+}
+
+static void test_hand_72(void)
+{
+	struct hand h;
+	uint8_t *fr[1];
+	unsigned int same[6] = { 0, 0, 0, 0, 0, 0 };
+
+	memset(&h, 0, sizeof(h));
+	if (mmc_test_layout_72(&h.l)) {
+		tap_ok(0, "7.2 fixture");
+		return;
+	}
+	mmc_test_geom(&h.g);
+	mmc_test_geom_72(&h.g);
+	h.r.start_pfn = START;
+	h.r.end_pfn = START + NPFN;
+	h.r.reserve_start = h.r.reserve_end = h.r.altmap_start = h.r.altmap_end = START;
+	fr[0] = malloc(KPP * SPS);
+	if (!fr[0]) {
+		tap_ok(0, "memory");
+		goto out;
+	}
+	/* tails of a folio, away from its head: all but the first repeat */
+	mk_72_frame(&h.g, fr[0], START + 128, false);
+	check_hand_at(&h, START + 128, "7.2 tails frame", fr, same, 6, 5);
+	/* the folio's first vmemmap page: page[1] (numbered mm id) at
+	 * START + 1, not 64 pfns on: page 1 is no repeat, pages 2..5 are */
+	mk_72_frame(&h.g, fr[0], START, true);
+	check_hand_at(&h, START, "7.2 head frame (page[1] where it was)", fr, same, 6, 4);
+	/*
+	 * Tails across the next folio's head: moved from the page before
+	 * it, the struct page at FOLIO + 1 would be page[1] where it moves
+	 * to (refused), and the page after moves it away (refused); only
+	 * the second page repeats the first.
+	 */
+	mk_72_frame(&h.g, fr[0], START + FOLIO - 128, false);
+	check_hand_at(&h, START + FOLIO - 128, "7.2 tails onto a head (page[1] where it goes)",
+		      fr, same, 4, 1);
+out:
+	free(fr[0]);
+	mmc_test_layout_release(&h.l);
 }
 
 static void test_hand(void)
@@ -397,6 +475,7 @@ int main(void)
 		tap_skip_all("mkdtemp failed");
 	test_pools();
 	test_hand();
+	test_hand_72();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		tap_diag("could not remove %s", dir);
