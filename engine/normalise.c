@@ -455,12 +455,12 @@ bool mmc_norm_page_move(const struct mmc_norm *norm, struct mmc_nrec *rec, int64
 	return mmc_norm_page_moved(norm, &in, by, rec);
 }
 
-bool mmc_norm_page_moved(const struct mmc_norm *norm, const struct mmc_nrec *rec,
-			 int64_t by, struct mmc_nrec *out)
+/* mmc_norm_page_moved() where the caller knows no mm ids move */
+static bool move_rec(const struct mmc_nrec *rec, int64_t by, struct mmc_nrec *out)
 {
 	unsigned int i;
 
-	if (!mmc_norm_can_move(norm) || rec->state != MMC_PS_READ)
+	if (rec->state != MMC_PS_READ)
 		return false;
 	out->state = rec->state;
 	out->role = rec->role;
@@ -483,6 +483,100 @@ bool mmc_norm_page_moved(const struct mmc_norm *norm, const struct mmc_nrec *rec
 		out->slot[i] = v;
 	}
 	return true;
+}
+
+bool mmc_norm_page_moved(const struct mmc_norm *norm, const struct mmc_nrec *rec,
+			 int64_t by, struct mmc_nrec *out)
+{
+	return mmc_norm_can_move(norm) && move_rec(rec, by, out);
+}
+
+/*
+ * Might a record of the run (first record's compound slot c at pfn, its
+ * stride dv, count records) be page[1] of its folio, as is_page1() tells
+ * (its compound head names the pfn before it)?  false only where none is.
+ */
+static bool run_may_hold_page1(const struct mmc_norm *norm, uint64_t pfn,
+			       const struct mmc_nval *c, int64_t dv, uint64_t count)
+{
+	uint64_t h1, h2, last = pfn + count - 1;
+
+	if (c->cls == MMC_V_PAGE && c->off == 1) {
+		/* head = pfn + v: page[1] where v reaches -1 */
+		int64_t d = -1 - c->v;
+
+		if (!dv)
+			return !d;
+		return d % dv == 0 && d / dv >= 0 && (uint64_t)(d / dv) < count;
+	}
+	if (c->cls != MMC_V_RAW)
+		return false;		/* a self-pointer is a head; others name none */
+	if (!mmc_compound_info_head_pfn(&norm->geom, pfn, c, &h1))
+		return dv != 0;		/* a varying value might decode further on */
+	/* a mask: the head is the struct page address rounded down, the same
+	 * over the run when the same at both ends */
+	if (dv || !mmc_compound_info_head_pfn(&norm->geom, last, c, &h2) || h1 != h2)
+		return true;
+	return h1 + 1 >= pfn && h1 + 1 <= last;
+}
+
+bool mmc_norm_run_moved(const struct mmc_norm *norm, uint64_t pfn,
+			const struct mmc_nrec *first, const struct mmc_nrec *stride,
+			uint64_t count, int64_t by, struct mmc_nrec *out)
+{
+	const int64_t lim = INT64_C(1) << 60;
+	unsigned int i;
+
+	if (!count || (by < 0 ? -by : by) >= lim)
+		return false;
+	for (i = 0; i < first->nslots; i++) {
+		const struct mmc_nval *v = &first->slot[i];
+		int64_t dv = count > 1 ? stride->slot[i].v : 0;
+
+		/*
+		 * The slow path moves every record of the run by itself: the
+		 * moved records stay on one line where all of a slot's values
+		 * keep their class or all change it (a constant page delta
+		 * reaching 0 is a run of self-pointers), not where one
+		 * record's delta reaches 0 inside the run.
+		 */
+		if (v->cls == MMC_V_SELF) {
+			if (dv)
+				return false;
+		} else if (v->cls == MMC_V_PAGE && dv) {
+			int64_t d;
+
+			if ((v->v < 0 ? -v->v : v->v) >= lim || (dv < 0 ? -dv : dv) >= lim)
+				return false;
+			d = by - v->v;		/* record t lands on its own pfn when v + t * dv == by */
+			if (d % dv == 0 && d / dv >= 0 && (uint64_t)(d / dv) < count)
+				return false;
+		}
+	}
+	if (mmc_norm_can_move(norm))
+		return move_rec(first, by, out);
+	/*
+	 * 7.x: mmc_norm_page() numbers page[1]'s mm ids, which depend on
+	 * the pfn; a run none of whose records is page[1], neither where it
+	 * is nor where it moves to, moves like any other.
+	 */
+	{
+		struct mmc_nrec moved;
+		unsigned int cs = norm->compound_slot;
+		int64_t dv;
+
+		if (!norm->have_compound_slot)
+			return move_rec(first, by, out);	/* is_page1() is never true */
+		if (cs >= first->nslots || first->state != MMC_PS_READ)
+			return false;
+		dv = count > 1 ? stride->slot[cs].v : 0;
+		if (run_may_hold_page1(norm, pfn, &first->slot[cs], dv, count) ||
+		    !move_rec(first, by, &moved) ||
+		    run_may_hold_page1(norm, pfn + (uint64_t)by, &moved.slot[cs], dv, count))
+			return false;
+		*out = moved;
+		return true;
+	}
 }
 
 bool mmc_norm_slot_is_raw(const struct mmc_norm *norm, unsigned int slot)

@@ -60,6 +60,20 @@ bool mmc_norm_page_move(const struct mmc_norm *norm, struct mmc_nrec *rec, int64
  */
 bool mmc_norm_page_moved(const struct mmc_norm *norm, const struct mmc_nrec *rec,
 			 int64_t by, struct mmc_nrec *out);
+/*
+ * A run of `count` records of pfns pfn + t, first + t * stride (t <
+ * count; stride unread when count is 1), moved `by` pfns on: out becomes
+ * the moved first record, and the moved records are out + t * stride,
+ * each what mmc_norm_page() gives for the same bytes `by` pfns on.
+ * false (out untouched) where the moved records would not be one run (a
+ * page pointer of one record, not all, landing on its own pfn), or, on
+ * 7.x, where a record of the run might be page[1] (its mm ids) where it
+ * is or where it moves to.  Unlike mmc_norm_page_moved(), it moves runs
+ * on 7.x.
+ */
+bool mmc_norm_run_moved(const struct mmc_norm *norm, uint64_t pfn,
+			const struct mmc_nrec *first, const struct mmc_nrec *stride,
+			uint64_t count, int64_t by, struct mmc_nrec *out);
 /* false where mmc_norm_page_move() never moves a record (7.x mm ids) */
 bool mmc_norm_can_move(const struct mmc_norm *norm);
 

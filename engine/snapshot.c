@@ -161,6 +161,7 @@ struct mmc_error *mmc_snapshot_begin_range(struct mmc_snapshot *snap,
 	seq_init(&r->vruns);
 	r->runs.end = range->start_pfn;
 	snap->building = true;
+	snap->hist.valid = false;
 	return snap->sink.ctx ? snap->sink.range_begin(snap->sink.ctx, snap) : NULL;
 }
 
@@ -225,6 +226,30 @@ static struct mmc_error *close_vrun(struct snap_range *r)
 	return seq_push(&r->vruns, &it) ? NULL : mmc_error_nomem();
 }
 
+/* *dst = *src as far as anything reads a run: the slots past nslots
+ * are never read */
+static void run_copy(struct snap_run *dst, const struct snap_run *src)
+{
+	size_t used = offsetof(struct snap_run, slot) + src->nslots * sizeof(src->slot[0]);
+
+	memcpy(dst, src, used);
+}
+
+/* The open run closes: the mark's history keeps it if it began after the
+ * mark. */
+static void hist_keep(struct mmc_snapshot *snap, const struct snap_range *r)
+{
+	struct snap_hist *h = &snap->hist;
+
+	if (!h->valid || !r->cur.open || r->cur.start < r->r.start_pfn + h->mark)
+		return;
+	if (h->n == SNAP_HIST_MAX) {
+		h->valid = false;
+		return;
+	}
+	run_copy(&h->run[h->side][h->n++], &r->cur);
+}
+
 /* New open run of `count` records from first/stride (stride NULL: zero). */
 static struct mmc_error *push_run(struct snap_range *r, const struct mmc_nrec *first,
 				  const struct mmc_nrec *stride, uint64_t count)
@@ -240,15 +265,12 @@ static struct mmc_error *push_run(struct snap_range *r, const struct mmc_nrec *f
 	return NULL;
 }
 
-/* Does rec continue the open run?  Sets the stride on a run's second record. */
-static bool extend_run(struct snap_range *r, const struct mmc_nrec *rec)
+/* Would rec continue the run (open or not)? */
+static bool run_accepts(const struct snap_run *run, const struct mmc_nrec *rec)
 {
-	struct snap_run *run = &r->cur;
-	struct snap_slot *sl = run->slot;
+	const struct snap_slot *sl = run->slot;
 	unsigned int i;
 
-	if (!run->open)
-		return false;
 	if (run->state != rec->state || run->role != rec->role ||
 	    run->nslots != rec->nslots || run->reason != rec->reason ||
 	    run->count == UINT64_MAX)
@@ -265,19 +287,43 @@ static bool extend_run(struct snap_range *r, const struct mmc_nrec *rec)
 		     sl[i].raw + sl[i].draw * run->count != v->raw))
 			return false;
 	}
+	return true;
+}
+
+/* A run's same_bytes and same_limit, from its first record and stride (set
+ * when it has a second record). */
+static void run_set_same(struct snap_run *run)
+{
+	struct snap_slot *sl = run->slot;
+	unsigned int i;
+
+	run->same_bytes = true;
+	run->same_limit = UINT64_MAX;
+	for (i = 0; i < run->nslots; i++) {
+		if (sl[i].draw != 0 || sl[i].cls == MMC_V_SELF ||
+		    sl[i].dv != (sl[i].cls == MMC_V_PAGE ? -1 : 0))
+			run->same_bytes = false;
+		else if (sl[i].cls == MMC_V_PAGE && sl[i].v > 0 &&
+			 (uint64_t)sl[i].v < run->same_limit)
+			run->same_limit = (uint64_t)sl[i].v;
+	}
+}
+
+/* Does rec continue the open run?  Sets the stride on a run's second record. */
+static bool extend_run(struct snap_range *r, const struct mmc_nrec *rec)
+{
+	struct snap_run *run = &r->cur;
+	struct snap_slot *sl = run->slot;
+	unsigned int i;
+
+	if (!run->open || !run_accepts(run, rec))
+		return false;
 	if (run->count == 1) {
-		run->same_bytes = true;
-		run->same_limit = UINT64_MAX;
 		for (i = 0; i < rec->nslots; i++) {
 			sl[i].dv = (int64_t)((uint64_t)rec->slot[i].v - (uint64_t)sl[i].v);
 			sl[i].draw = rec->slot[i].raw - sl[i].raw;
-			if (sl[i].draw != 0 || sl[i].cls == MMC_V_SELF ||
-			    sl[i].dv != (sl[i].cls == MMC_V_PAGE ? -1 : 0))
-				run->same_bytes = false;
-			else if (sl[i].cls == MMC_V_PAGE && sl[i].v > 0 &&
-				 (uint64_t)sl[i].v < run->same_limit)
-				run->same_limit = (uint64_t)sl[i].v;
 		}
+		run_set_same(run);
 	}
 	run->count++;
 	r->nrecs++;
@@ -351,6 +397,7 @@ struct mmc_error *mmc_snapshot_append(struct mmc_snapshot *snap,
 	if (!rec_valid(rec))
 		return mmc_error_create(MMC_ERR_INTERNAL, NULL,
 					"snapshot: record with out-of-range state/role/class/nslots/reason");
+	hist_keep(snap, r);
 	err = push_run(r, rec, NULL, 1);
 	if (!err)
 		count_records(snap, rec->state, rec->reason, 1);
@@ -387,6 +434,112 @@ bool mmc_snapshot_extend_same(struct mmc_snapshot *snap)
 	return mmc_snapshot_extend_same_n(snap, 1) == 1;
 }
 
+void mmc_snapshot_mark(struct mmc_snapshot *snap)
+{
+	struct snap_range *r = open_range(snap);
+
+	snap->hist.valid = r != NULL;
+	snap->hist.n = 0;
+	snap->hist.mark = r ? r->nrecs : 0;
+}
+
+/* A run's first record and stride (the stride's v and raw are the run's
+ * dv and draw). */
+static void run_first_stride(const struct snap_run *run, struct mmc_nrec *first,
+			     struct mmc_nrec *stride)
+{
+	unsigned int i;
+
+	first->state = stride->state = run->state;
+	first->role = stride->role = run->role;
+	first->nslots = stride->nslots = run->nslots;
+	first->reason = stride->reason = run->reason;
+	for (i = 0; i < run->nslots; i++) {
+		const struct snap_slot *sl = &run->slot[i];
+		struct mmc_nval *f = &first->slot[i], *d = &stride->slot[i];
+
+		f->cls = d->cls = sl->cls;
+		f->region = d->region = sl->region;
+		f->off = d->off = sl->off;
+		f->v = sl->v;
+		f->raw = sl->raw;
+		d->v = sl->dv;
+		d->raw = sl->draw;
+	}
+}
+
+/*
+ * The records since the mark are whole runs H0..Hm-1 (the last one open).
+ * Appended one by one, their moved copies would give the runs H0'..Hm-1':
+ * each Hi' is a run of Hi's count and stride from Hi's moved first record
+ * (move() says the moved records stay on that line with their classes, so
+ * each continues the run before it within Hi', as extend_run() checks),
+ * and Hi' begins a new run exactly when its first record does not
+ * continue the run before it, checked here with the same test.  So the
+ * seq receives the same items in the same order as page by page.
+ */
+struct mmc_error *mmc_snapshot_repeat_moved(struct mmc_snapshot *snap, uint64_t k,
+					    mmc_snapshot_move_fn move, void *arg,
+					    bool *taken)
+{
+	struct snap_range *r = open_range(snap);
+	struct snap_hist *h = &snap->hist;
+	struct snap_run *moved = h->run[!h->side];
+	const struct snap_run *runs = h->run[h->side];
+	struct mmc_nrec first, stride, mfirst;
+	struct mmc_error *err;
+	struct seq_item it;
+	unsigned int m, i;
+	uint64_t old;
+
+	*taken = false;
+	if (!r || !h->valid || !k || k > INT64_MAX || !r->cur.open ||
+	    r->nrecs < h->mark || r->nrecs - h->mark != k ||
+	    k > r->r.end_pfn - r->r.start_pfn - r->nrecs ||
+	    r->cur.start < r->r.start_pfn + h->mark)
+		return NULL;
+	m = h->n + 1;
+	if ((h->n ? runs[0].start : r->cur.start) != r->r.start_pfn + h->mark)
+		return NULL;
+	for (i = 0; i < m; i++) {
+		const struct snap_run *src = i < h->n ? &runs[i] : &r->cur;
+
+		if (src->state != MMC_PS_READ)
+			return NULL;
+		/* (a moved record of a valid one is valid: only page and
+		 * self classes change) */
+		run_first_stride(src, &first, &stride);
+		if (!move(arg, src->start, &first, &stride, src->count, (int64_t)k, &mfirst))
+			return NULL;
+		snap_run_set(&moved[i], src->start + k, src->count, &mfirst,
+			     src->count > 1 ? &stride : NULL);
+		if (src->count > 1)
+			run_set_same(&moved[i]);
+		if (run_accepts(i ? &moved[i - 1] : &r->cur, &mfirst))
+			return NULL;
+	}
+	err = close_run(r);
+	for (i = 0; !err && i + 1 < m; i++) {
+		snap_run_item(&moved[i], &it);
+		if (!seq_push(&r->runs, &it))
+			err = mmc_error_nomem();
+	}
+	if (err)
+		return err;
+	run_copy(&r->cur, &moved[m - 1]);
+	r->cur.open = true;
+	for (i = 0; i < m; i++)
+		count_records(snap, moved[i].state, moved[i].reason, moved[i].count);
+	old = r->nrecs;
+	r->nrecs += k;
+	/* the moved runs are the history of the next repetition */
+	h->mark = old;
+	h->n = m - 1;
+	h->side = !h->side;
+	*taken = true;
+	return sink_added(snap);
+}
+
 static struct mmc_error *check_run(const struct mmc_nrec *first,
 				   const struct mmc_nrec *stride, uint64_t count)
 {
@@ -417,6 +570,7 @@ struct mmc_error *mmc_snapshot_append_run(struct mmc_snapshot *snap,
 	if (!r)
 		return mmc_error_create(MMC_ERR_INTERNAL, NULL,
 					"snapshot: run appended outside a range");
+	snap->hist.valid = false;
 	first = reason_fixed(first, &fixed);
 	err = check_run(first, stride, count);
 	if (!err)
@@ -475,6 +629,7 @@ struct mmc_error *mmc_snapshot_append_pattern(struct mmc_snapshot *snap, uint32_
 					"snapshot: pattern appended outside a range");
 	if (!nbody || !reps)
 		return mmc_error_create(MMC_ERR_INPUT, NULL, "snapshot: empty pattern");
+	snap->hist.valid = false;
 	for (b = 0; b < nbody; b++) {
 		struct mmc_nrec fixed;
 		const struct mmc_nrec *f = reason_fixed(&firsts[b], &fixed);

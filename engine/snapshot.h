@@ -73,6 +73,26 @@ bool mmc_snapshot_extend_same(struct mmc_snapshot *snap);
  * left in the range), or 0. */
 uint64_t mmc_snapshot_extend_same_n(struct mmc_snapshot *snap, uint64_t n);
 
+/*
+ * Walker fast path for a vmemmap page that maps the same frame as the one
+ * before it (HVO): its records are the last k records again, each moved k
+ * pfns on.  mmc_snapshot_mark() before the first of those k records;
+ * mmc_snapshot_repeat_moved() after the k-th asks the snapshot to append
+ * the k moved records as the runs that appending them one by one would
+ * make.  `move` is the normaliser's rule for a run (mmc_norm_run_moved()'s
+ * contract: false where the records would not all move as one run).
+ * *taken is false (nothing appended) where the last k records are not
+ * whole runs begun after the mark, or a run does not move, or the moved
+ * runs would join differently; the caller then appends them one by one.
+ */
+typedef bool (*mmc_snapshot_move_fn)(void *arg, uint64_t pfn, const struct mmc_nrec *first,
+				     const struct mmc_nrec *stride, uint64_t count,
+				     int64_t by, struct mmc_nrec *out);
+void mmc_snapshot_mark(struct mmc_snapshot *snap);
+struct mmc_error *mmc_snapshot_repeat_moved(struct mmc_snapshot *snap, uint64_t k,
+					    mmc_snapshot_move_fn move, void *arg,
+					    bool *taken);
+
 /* Reading */
 const struct mmc_snapshot_info *mmc_snapshot_info(const struct mmc_snapshot *snap);
 const struct mmc_layout *mmc_snapshot_layout(const struct mmc_snapshot *snap);

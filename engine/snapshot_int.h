@@ -80,6 +80,21 @@ struct snap_sink {
 	void *ctx;		/* NULL: no sink */
 };
 
+/*
+ * The runs of the open range begun since mmc_snapshot_mark(), closed ones
+ * in run[], for mmc_snapshot_repeat_moved(); valid until something other
+ * than a record is appended or more than SNAP_HIST_MAX runs close.
+ */
+#define SNAP_HIST_MAX 8
+struct snap_hist {
+	bool valid;
+	uint64_t mark;		/* the open range's nrecs at the mark */
+	unsigned int n;
+	unsigned int side;	/* run[side] holds them; a repeat builds the
+				 * next ones in the other side */
+	struct snap_run run[2][SNAP_HIST_MAX + 1];
+};
+
 struct mmc_snapshot {
 	struct mmc_snapshot_info info;
 	struct mmc_layout *layout;	/* owned copy, may be NULL */
@@ -118,6 +133,7 @@ struct mmc_snapshot {
 	 * once streamed to a file, the runs are gone */
 	struct snap_sink sink;
 	bool streamed;
+	struct snap_hist hist;
 };
 
 /* v + i * dv with wrapping arithmetic, as the run encoder uses. */

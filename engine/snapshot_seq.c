@@ -196,6 +196,34 @@ static bool continues(const struct seq *s, const struct seq_item *it)
 	return true;
 }
 
+static void item_at(const struct seq *s, const struct seq_seg *g, uint32_t b,
+		    uint64_t rep, struct seq_item *out, uint64_t *dlin);
+
+/*
+ * Item i (< nwin) of the active pattern's unfinished repetition: what
+ * continues() found it equal to, the pattern's body item i at repetition
+ * reps (the window does not keep a copy while a pattern is active).
+ */
+static void pending_item(const struct seq *s, size_t seg, uint64_t reps, size_t i,
+			 struct seq_item *out)
+{
+	item_at(s, &s->segs[seg], (uint32_t)i, reps, out, NULL);
+}
+
+/* x continues the active pattern (continues()): into its repetition */
+static void continue_pattern(struct seq *s, const struct seq_item *x)
+{
+	struct seq_seg *g = &s->segs[s->nsegs - 1];
+
+	(void)x;
+	if (++s->nwin == g->nbody) {
+		g->reps++;
+		s->nvirt += g->nbody;
+		s->nwin = 0;
+		s->whead = 0;
+	}
+}
+
 bool seq_push(struct seq *s, const struct seq_item *it)
 {
 	struct seq_item *q;
@@ -207,6 +235,12 @@ bool seq_push(struct seq *s, const struct seq_item *it)
 			return false;
 	}
 	s->end = it->start + it->count;
+	/* the common case, a pattern going on: what the loop below does
+	 * with it alone in the queue, without its two copies */
+	if (s->active && continues(s, it)) {
+		continue_pattern(s, it);
+		return true;
+	}
 	q = s->win + WMAX;
 	item_copy(&q[0], it);
 	while (qh < nq) {
@@ -219,15 +253,7 @@ bool seq_push(struct seq *s, const struct seq_item *it)
 			continue;
 		}
 		if (continues(s, x)) {
-			struct seq_seg *g = &s->segs[s->nsegs - 1];
-
-			item_copy(W(s, s->nwin), x);
-			if (++s->nwin == g->nbody) {
-				g->reps++;
-				s->nvirt += g->nbody;
-				s->nwin = 0;
-				s->whead = 0;
-			}
+			continue_pattern(s, x);
 			continue;
 		}
 		/* the pattern ends: the unfinished repetition and x go round
@@ -242,7 +268,7 @@ bool seq_push(struct seq *s, const struct seq_item *it)
 		memmove(q + s->nwin + 1, q + qh, (nq - qh) * sizeof(*q));
 		nq = s->nwin + 1 + (nq - qh);
 		for (size_t i = 0; i < s->nwin; i++)
-			item_copy(&q[i], W(s, i));
+			pending_item(s, s->nsegs - 1, s->segs[s->nsegs - 1].reps, i, &q[i]);
 		item_copy(&q[s->nwin], x);
 		qh = 0;
 		s->nwin = 0;
@@ -254,9 +280,17 @@ bool seq_push(struct seq *s, const struct seq_item *it)
 
 bool seq_flush(struct seq *s)
 {
-	for (size_t i = 0; i < s->nwin; i++)
-		if (!commit_plain(s, W(s, i)))
+	size_t seg = s->nsegs ? s->nsegs - 1 : 0;
+	uint64_t reps = s->nsegs ? s->segs[seg].reps : 0;
+
+	for (size_t i = 0; i < s->nwin; i++) {
+		struct seq_item it;
+
+		if (s->active)
+			pending_item(s, seg, reps, i, &it);
+		if (!commit_plain(s, s->active ? &it : W(s, i)))
 			return false;
+	}
 	s->nwin = 0;
 	s->whead = 0;
 	s->active = false;

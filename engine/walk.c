@@ -65,6 +65,16 @@ struct walker {
 	struct mmc_nrec rec;
 	struct back_rec *back;	/* nback = struct pages per vmemmap page, or none */
 	unsigned int nback;
+	/*
+	 * Frame repeats: kpp struct pages tile a vmemmap page exactly and
+	 * records move (else 0).  The vmemmap page at mark_pfn, its frame
+	 * mark_paddr and role mark_role, was marked in the snapshot: the
+	 * next vmemmap page, if it maps the same frame, repeats its records.
+	 */
+	unsigned int kpp;
+	bool marked;
+	uint64_t mark_pfn, mark_paddr;
+	uint8_t mark_role;
 };
 
 static const uint8_t *cache_find(struct walker *w, uint64_t paddr)
@@ -218,6 +228,7 @@ static struct mmc_error *take_hole(struct walker *w, const struct witem *it)
 		w->st->unreadable += n;
 	w->have_prev = false;
 	w->lag = 0;
+	w->marked = false;
 	return NULL;
 }
 
@@ -403,6 +414,74 @@ static uint64_t same_span(struct walker *w, const struct mmc_srange *r,
 	return q - pfn;
 }
 
+static bool move_run(void *arg, uint64_t pfn, const struct mmc_nrec *first,
+		     const struct mmc_nrec *stride, uint64_t count, int64_t by,
+		     struct mmc_nrec *out)
+{
+	return mmc_norm_run_moved(arg, pfn, first, stride, count, by, out);
+}
+
+/*
+ * pfn starts a vmemmap page.  If it maps the frame of the marked vmemmap
+ * page just before it (the page tables' frame address, not the bytes),
+ * with the same role for every pfn of both, its struct pages are the
+ * marked page's bytes kpp pfns on, and mmc_norm_page_moved() says what
+ * their records are: the snapshot takes them as the marked page's runs
+ * moved (*taken).  Else mark it when the next vmemmap page may map its
+ * frame again.
+ */
+static struct mmc_error *frame_repeat(struct walker *w, const struct mmc_srange *r,
+				      const struct witem *it, uint64_t pfn, bool *taken)
+{
+	uint64_t off = w->k->geom.vmemmap_base + pfn * w->sps - it->wvpn * w->ps;
+	uint64_t k = w->kpp;
+	enum mmc_page_role base, role;
+	struct mmc_error *err = NULL;
+	unsigned int j;
+
+	*taken = false;
+	if (off & (w->ps - 1))
+		return NULL;
+	j = (unsigned int)div_ps(w, off);
+	if (pfn + k > it->pend || it->vstate[j] != VS_OK) {
+		w->marked = false;
+		return NULL;
+	}
+	base = mmc_wpfn_role(r, pfn);
+	role = base == MMC_ROLE_DEVICE && it->vshare[j] > 0 ? MMC_ROLE_SHARED : base;
+	if (w->marked && w->mark_pfn + k == pfn && w->mark_paddr == it->vpaddr[j] &&
+	    w->mark_role == role && mmc_wrole_end(r, w->mark_pfn) >= pfn + k) {
+		err = mmc_snapshot_repeat_moved(w->snap, k, move_run, w->norm, taken);
+		if (err || !*taken)
+			goto mark;
+		/* rec (lag pfns behind) was pfn - 1's: pfn + k - 1 has its bytes */
+		catch_up(&w->rec, w->lag);
+		w->lag = 0;
+		if (!w->have_prev || w->prev_pfn + 1 != pfn ||
+		    !mmc_norm_page_move(w->norm, &w->rec, (int64_t)k))
+			w->have_prev = false;
+		w->prev_pfn = pfn + k - 1;
+		w->mark_pfn = pfn;
+		w->st->pages += k;
+		w->st->frame_repeats++;
+		return NULL;
+	}
+mark:
+	if (err)
+		return err;
+	w->marked = base != MMC_ROLE_RESERVE &&
+		    (it->vshare[j] > 0 ||
+		     (j + 1 < it->nv && it->vstate[j + 1] == VS_OK &&
+		      it->vpaddr[j + 1] == it->vpaddr[j]));
+	if (w->marked) {
+		mmc_snapshot_mark(w->snap);
+		w->mark_pfn = pfn;
+		w->mark_paddr = it->vpaddr[j];
+		w->mark_role = (uint8_t)role;
+	}
+	return NULL;
+}
+
 static struct mmc_error *take_window(struct walker *w, const struct mmc_srange *r,
 				     struct witem *it)
 {
@@ -423,9 +502,21 @@ static struct mmc_error *take_window(struct walker *w, const struct mmc_srange *
 		w->st->vmemmap_pages++;
 	}
 	for (pfn = it->pfn; pfn < it->pend;) {
-		uint64_t n = same_span(w, r, it, pfn);
-		uint64_t taken = n ? mmc_snapshot_extend_same_n(w->snap, n) : 0;
+		uint64_t n, taken;
 
+		if (w->kpp) {
+			bool repeated;
+
+			err = frame_repeat(w, r, it, pfn, &repeated);
+			if (err)
+				return err;
+			if (repeated) {
+				pfn += w->kpp;
+				continue;
+			}
+		}
+		n = same_span(w, r, it, pfn);
+		taken = n ? mmc_snapshot_extend_same_n(w->snap, n) : 0;
 		if (taken) {
 			w->lag += taken;
 			w->prev_pfn = pfn + taken - 1;
@@ -458,6 +549,7 @@ static struct mmc_error *take_item(struct walker *w, struct witem *it)
 		w->have_prev = false;
 		w->lag = 0;
 		w->prev_pfn = 0;
+		w->marked = false;
 		err = mmc_snapshot_begin_range(w->snap, r);
 		if (err)
 			return err;
@@ -630,6 +722,11 @@ struct mmc_error *mmc_walk(struct mmc_kernel *k, const struct mmc_discovery *d,
 		err = mmc_norm_set_ranges(w.norm, d->ranges, d->nranges);
 	if (err)
 		goto out;
+	/* frame repeats move whole runs, which 7.x's mm ids allow where no
+	 * page[1] moves (mmc_norm_run_moved()) */
+	if (w.sps && w.sps <= 8 * MMC_MAX_SLOTS && w.ps % w.sps == 0 &&
+	    !(opts && opts->no_frame_repeats))
+		w.kpp = w.ps / w.sps;
 	/* without moves, keeping records back is only a cost */
 	if (w.sps && w.sps <= 8 * MMC_MAX_SLOTS && w.ps % w.sps == 0 &&
 	    mmc_norm_can_move(w.norm)) {

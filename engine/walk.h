@@ -19,6 +19,9 @@
 struct mmc_walk_stats {
 	uint64_t pages, unreadable, unmapped, not_init;
 	uint64_t vmemmap_pages, frames_read, bytes_read, reads;
+	/* vmemmap pages whose records were the page before's moved (they
+	 * map its frame: HVO), not taken struct page by struct page */
+	uint64_t frame_repeats;
 };
 
 struct mmc_walk_opts {
@@ -50,6 +53,10 @@ struct mmc_walk_opts {
 	 */
 	struct mmc_error *(*created)(void *arg, struct mmc_snapshot *snap);
 	void *created_arg;
+	/* every vmemmap page struct page by struct page, none taken as the
+	 * page before's records moved (the same snapshot, more slowly: the
+	 * path tests hold frame repeats against) */
+	bool no_frame_repeats;
 };
 
 /* Discover the ranges (if d is NULL) and walk them all into a new snapshot. */

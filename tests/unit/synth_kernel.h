@@ -70,6 +70,10 @@ struct synth_opts {
 	 * back at the first; huge_count: added to nr_huge_pages.
 	 */
 	int hugetlb;
+	/* the first folio's vmemmap pages 3 and 4 map a frame of their own:
+	 * a copy of page 0's frame before the lists are linked (its head's
+	 * lru zero), struct page 10's flags with bit 2 set */
+	int huge_other_frame;
 	int huge_cycle;
 	int huge_count;
 	/*
@@ -325,11 +329,16 @@ static inline int synth_write(const char *path, const struct synth_opts *o)
 		int f, i;
 
 		for (f = 0; f < 3; f++) {
-			uint64_t h = SK_HUGE_PFN + (uint64_t)f * 512, f0 = s.next_frame;
+			uint64_t h = SK_HUGE_PFN + (uint64_t)f * 512, f0 = s.next_frame, f4 = f0;
 
 			s.next_frame += 4096;
+			if (f == 0 && o->huge_other_frame) {
+				f4 = s.next_frame;
+				s.next_frame += 4096;
+			}
 			for (i = 0; i < 8; i++)
-				sk_map_prot(&s, vmemmap + h * 64 + (uint64_t)i * 4096, f0, i == 0);
+				sk_map_prot(&s, vmemmap + h * 64 + (uint64_t)i * 4096,
+					    i == 3 || i == 4 ? f4 : f0, i == 0);
 			lru[f] = vmemmap + h * 64 + 8;
 			/* head: PG_head, HPG_freed (3) on a free list, and
 			 * HPG_vmemmap_optimized (4); page_type PGTY_hugetlb */
@@ -338,6 +347,10 @@ static inline int synth_write(const char *path, const struct synth_opts *o)
 			for (pfn = h + 1; pfn < h + 64; pfn++)
 				sk_page(&s, pfn, pfn == h + 1 ? 9 : 0, vmemmap + h * 64 + 1,
 					SK_TAIL_MAPPING, -1, 0);
+			if (f4 != f0) {
+				memcpy(s.ram + f4, s.ram + f0, 4096);
+				s.ram[f4 + 10 * 64] |= 1 << 2;
+			}
 		}
 		/* free: fl -> 0 -> 1 -> fl; active: al -> 2 -> al */
 		sk_put64(&s, sk_pa(fl), lru[0]);
