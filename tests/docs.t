@@ -10,8 +10,8 @@
 # The expected text is what the documentation claims, not the tool's
 # output: a failing line means the documentation went stale, or the tool
 # changed what it prints.
-# First, doc/DESIGN.md's file table against the tree: every engine/*.c and
-# engine/*.h has a row, and every row names a file that exists ([proof]:
+# First, doc/DESIGN.md's file table against the tree: every engine/*.[ch]
+# and cli/*.[ch] has a row, and every row names a file that exists ([proof]:
 # the expectation is the tree itself).
 set -o pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,10 +21,11 @@ python3 - "$top" <<'PY'
 import glob, os, re, sys
 top = sys.argv[1]
 design = os.path.join(top, "doc", "DESIGN.md")
-rows = set(re.findall(r"^\| `(engine/[^`]+)` \|", open(design).read(), re.M))
-files = {os.path.relpath(p, top) for p in glob.glob(os.path.join(top, "engine", "*.[ch]"))}
+rows = set(re.findall(r"^\| `((?:engine|cli)/[^`]+)` \|", open(design).read(), re.M))
+files = {os.path.relpath(p, top) for d in ("engine", "cli")
+         for p in glob.glob(os.path.join(top, d, "*.[ch]"))}
 missing, stale = sorted(files - rows), sorted(rows - files)
-print("%sok 1 - [proof] every engine file (%d) has a row in doc/DESIGN.md's file table%s"
+print("%sok 1 - [proof] every engine and cli file (%d) has a row in doc/DESIGN.md's file table%s"
       % ("not " if missing else "", len(files), ": missing " + " ".join(missing) if missing else ""))
 print("%sok 2 - [proof] doc/DESIGN.md's file table names only files that exist%s"
       % ("not " if stale else "", ": no " + " ".join(stale) if stale else ""))
