@@ -502,10 +502,16 @@ def makedumpfile_flat(dump, work, cache=None):
         return None
     if key:
         # renamed into place: a run beside this one finds all of it or none
-        os.makedirs(cache, exist_ok=True)
+        # (a cache that cannot be written only costs the next run the time)
         tmp = '%s.%d.tmp' % (key, os.getpid())
-        shutil.copyfile(path, tmp)
-        os.replace(tmp, key)
+        try:
+            os.makedirs(cache, exist_ok=True)
+            shutil.copyfile(path, tmp)
+            os.replace(tmp, key)
+        except OSError as e:
+            print('# makedumpfile -F output not kept in %s: %s' % (cache, e))
+            if os.path.exists(tmp):
+                os.unlink(tmp)
     return path
 
 
