@@ -19,6 +19,11 @@
 # outcome, ok) for the report.  MMC_DAMAGE_VALGRIND=cheap|all runs the
 # snapshots of the cheap cases (the format ones, the first of each form and
 # class) or of all cases under valgrind memcheck (tests/valgrind.supp).
+# MMC_DAMAGE_JOBS=N: cases checked N at a time (default 2; the TAP keeps
+# the plan's order).  Each case's file is written just before it runs and
+# removed after (scripts/oracle/damage_cases.py); makedumpfile -F's form of
+# 6.12-base-b1 is kept in the cache's damage/, named by the dump's sha256
+# and makedumpfile's version.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${MMC_BUILD:-$top/build}
@@ -68,9 +73,9 @@ for img in $images; do
 		skip "$img: dumps/$(group_of "$img").tar.xz not unpacked"
 		continue
 	fi
-	extra=
+	extra=()
 	if [ "$img" = 6.12-base-b1 ] && command -v makedumpfile > /dev/null; then
-		extra=--makedumpfile
+		extra=(--makedumpfile --cache "${MEMMAPCHECK_CACHE:-$HOME/.cache/memmapcheck}/damage")
 	fi
 	table=()
 	[ -n "${MMC_DAMAGE_TABLE:-}" ] && table=(--table "$MMC_DAMAGE_TABLE")
@@ -88,7 +93,7 @@ for img in $images; do
 	# one TAP line per case: renumbered into this file's plan
 	timeout ${MMC_DAMAGE_TIMEOUT:-1800} python3 "$top/scripts/oracle/damage.py" run --memmapcheck "$M" \
 		--layout "$(layout_of "$img")" --dump "$d" --work "$w/$img" \
-		"${table[@]}" "${vg[@]}" $extra > "$w/$img.tap" 2>&1
+		"${table[@]}" "${vg[@]}" "${extra[@]}" > "$w/$img.tap" 2>&1
 	rc=$?
 	while IFS= read -r line; do
 		case $line in

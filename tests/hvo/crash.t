@@ -30,7 +30,9 @@ Checks, each labelled:
            is byte for byte the libkdumpfile session's;
   [guard]  what the extension says of itself (which reader it used).
 Anything absent (crash 9, the extension built for it, a dump, a vmlinux) is
-a loud SKIP for what needs it.
+a loud SKIP for what needs it.  make check runs this in its normal build
+(make check-hvo too): scripts/test-prereqs.sh builds both kernels and makes
+both full captures when the cache lacks them.
 """
 import os
 import difflib
