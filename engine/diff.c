@@ -12,6 +12,7 @@
 
 #include "diff_int.h"
 #include "page_decode.h"
+#include "mmc_util.h"
 
 const char *mmc_verdict_name(enum mmc_verdict v)
 {
@@ -361,15 +362,9 @@ static struct mmc_diff_range *new_range(struct dctx *c)
 	struct mmc_diff_result *res = c->res;
 	struct mmc_diff_range *dr;
 
-	if (res->nranges == c->ranges_cap) {
-		size_t cap = c->ranges_cap ? 2 * c->ranges_cap : 16;
-
-		dr = realloc(res->ranges, cap * sizeof(*dr));
-		if (!dr)
-			return NULL;
-		res->ranges = dr;
-		c->ranges_cap = cap;
-	}
+	if (!mmc_grow_array((void **)&res->ranges, &c->ranges_cap, res->nranges + 1,
+			    sizeof(*res->ranges), 16))
+		return NULL;
 	if (c->claims && !diff_claims_new_range(c))
 		return NULL;
 	dr = &res->ranges[res->nranges];
