@@ -254,6 +254,15 @@ static inline uint64_t div_sps(const struct walker *w, uint64_t off)
 	return w->sps_log ? off >> w->sps_log : off / w->sps;
 }
 
+/* The role of a struct page of role `role` on the window's readable
+ * vmemmap page j: a device page on a frame that an earlier vmemmap page
+ * maps too is a shared tail, which its own init did not write. */
+static inline enum mmc_page_role frame_role(enum mmc_page_role role,
+					    const struct witem *it, unsigned int j)
+{
+	return role == MMC_ROLE_DEVICE && it->vshare[j] > 0 ? MMC_ROLE_SHARED : role;
+}
+
 /* A record's used part: the slots past nslots stay zero in both. */
 static void copy_rec(struct mmc_nrec *dst, const struct mmc_nrec *src)
 {
@@ -280,8 +289,8 @@ static struct mmc_error *take_page(struct walker *w, const struct mmc_srange *r,
 	const uint8_t *bytes = it->buf + off;
 	struct mmc_nrec *rec = &w->rec;
 
-	if (vs == VS_OK && it->vshare[j0] > 0 && role == MMC_ROLE_DEVICE)
-		role = MMC_ROLE_SHARED;
+	if (vs == VS_OK)
+		role = frame_role(role, it, j0);
 	if (vs == VS_OK && w->have_prev && pfn == w->prev_pfn + 1 &&
 	    !memcmp(w->prev_bytes, bytes, sps)) {
 		/*
@@ -375,13 +384,12 @@ static uint64_t same_span(struct walker *w, const struct mmc_srange *r,
 		uint64_t ffirst = div_sps(w, base + (uint64_t)j * ps - vb);
 		uint64_t fend = ffirst + div_sps(w, ps);
 		uint64_t s = q == pfn ? q + 1 : q;
-		enum mmc_page_role fr = role;
+		enum mmc_page_role fr;
 		bool all = q == ffirst && fend <= end;
 
 		if (it->vstate[j] != VS_OK)
 			break;
-		if (it->vshare[j] > 0 && fr == MMC_ROLE_DEVICE)
-			fr = MMC_ROLE_SHARED;
+		fr = frame_role(role, it, j);
 		if (fr != w->rec.role)
 			break;
 		if (fend > end)
@@ -448,7 +456,7 @@ static struct mmc_error *frame_repeat(struct walker *w, const struct mmc_srange 
 		return NULL;
 	}
 	base = mmc_wpfn_role(r, pfn);
-	role = base == MMC_ROLE_DEVICE && it->vshare[j] > 0 ? MMC_ROLE_SHARED : base;
+	role = frame_role(base, it, j);
 	if (w->marked && w->mark_pfn + k == pfn && w->mark_paddr == it->vpaddr[j] &&
 	    w->mark_role == role && mmc_wrole_end(r, w->mark_pfn) >= pfn + k) {
 		err = mmc_snapshot_repeat_moved(w->snap, k, move_run, w->norm, taken);
@@ -687,6 +695,7 @@ struct mmc_error *mmc_walk(struct mmc_kernel *k, const struct mmc_discovery *d,
 	struct mmc_error *err;
 	uint64_t *kaddrs = NULL;
 	size_t i;
+	bool tiles;
 
 	*out = NULL;
 	w.st = stats ? stats : &local;
@@ -722,14 +731,13 @@ struct mmc_error *mmc_walk(struct mmc_kernel *k, const struct mmc_discovery *d,
 		err = mmc_norm_set_ranges(w.norm, d->ranges, d->nranges);
 	if (err)
 		goto out;
+	tiles = w.sps && w.sps <= 8 * MMC_MAX_SLOTS && w.ps % w.sps == 0;
 	/* frame repeats move whole runs, which 7.x's mm ids allow where no
 	 * page[1] moves (mmc_norm_run_moved()) */
-	if (w.sps && w.sps <= 8 * MMC_MAX_SLOTS && w.ps % w.sps == 0 &&
-	    !(opts && opts->no_frame_repeats))
+	if (tiles && !(opts && opts->no_frame_repeats))
 		w.kpp = w.ps / w.sps;
 	/* without moves, keeping records back is only a cost */
-	if (w.sps && w.sps <= 8 * MMC_MAX_SLOTS && w.ps % w.sps == 0 &&
-	    mmc_norm_can_move(w.norm)) {
+	if (tiles && mmc_norm_can_move(w.norm)) {
 		w.nback = w.ps / w.sps;
 		w.back = calloc(w.nback, sizeof(*w.back));
 		if (!w.back) {
