@@ -491,6 +491,12 @@ bool mmc_norm_page_moved(const struct mmc_norm *norm, const struct mmc_nrec *rec
 	return mmc_norm_can_move(norm) && move_rec(rec, by, out);
 }
 
+/* Is there a step t, 0 <= t < count, with t * dv == d (dv != 0)? */
+static bool step_lands(int64_t d, int64_t dv, uint64_t count)
+{
+	return d % dv == 0 && d / dv >= 0 && (uint64_t)(d / dv) < count;
+}
+
 /*
  * Might a record of the run (first record's compound slot c at pfn, its
  * stride dv, count records) be page[1] of its folio, as is_page1() tells
@@ -505,9 +511,7 @@ static bool run_may_hold_page1(const struct mmc_norm *norm, uint64_t pfn,
 		/* head = pfn + v: page[1] where v reaches -1 */
 		int64_t d = -1 - c->v;
 
-		if (!dv)
-			return !d;
-		return d % dv == 0 && d / dv >= 0 && (uint64_t)(d / dv) < count;
+		return dv ? step_lands(d, dv, count) : !d;
 	}
 	if (c->cls != MMC_V_RAW)
 		return false;		/* a self-pointer is a head; others name none */
@@ -549,7 +553,7 @@ bool mmc_norm_run_moved(const struct mmc_norm *norm, uint64_t pfn,
 			if ((v->v < 0 ? -v->v : v->v) >= lim || (dv < 0 ? -dv : dv) >= lim)
 				return false;
 			d = by - v->v;		/* record t lands on its own pfn when v + t * dv == by */
-			if (d % dv == 0 && d / dv >= 0 && (uint64_t)(d / dv) < count)
+			if (step_lands(d, dv, count))
 				return false;
 		}
 	}
